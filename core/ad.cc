@@ -1,0 +1,219 @@
+#include "core/ad.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace tg::ad {
+
+namespace {
+Graph& graph_of(std::span<const Var> vs, const char* what) {
+  for (const Var& v : vs)
+    if (!v.empty()) return *v.graph();
+  throw Error(fmt::format("{}: no nodes given", what));
+}
+
+// A node's rule inputs, copied out of the tape (rules append nodes, which may move the tape).
+struct RuleCall {
+  const Primitive* prim;
+  std::vector<Var> x;
+  Attrs attrs;
+  Site site;
+};
+RuleCall rule_call(Graph& g, int32_t id) {
+  const Node& n = g.node(id);
+  RuleCall c{n.prim, {}, n.attrs, n.site};
+  c.x.reserve(n.in.size());
+  for (int32_t i : n.in) c.x.emplace_back(&g, i);
+  return c;
+}
+
+void check_derivative(Graph& g, Var d, int32_t id, const char* kind) {
+  if (d.empty()) return;
+  const Node& n = g.node(id);
+  if (d.shape() != n.shape || d.dtype() != n.dtype)
+    throw InternalError(fmt::format("{} rule of {} returned {} for a {} node: {}", kind, n.prim->name,
+                                    d.shape().str(), n.shape.str(), g.describe(id)));
+}
+}  // namespace
+
+std::vector<Var> jvp(std::span<const Var> outputs, std::span<const Var> inputs, std::span<const Var> tangents) {
+  if (inputs.size() != tangents.size()) throw Error("jvp: one tangent per input is needed");
+  std::vector<Var> result(outputs.size());
+  if (outputs.empty() || inputs.empty()) return result;
+  Graph& g = graph_of(outputs, "jvp");
+  int32_t lo = g.size(), hi = -1;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].empty() || tangents[i].empty()) continue;
+    if (tangents[i].shape() != inputs[i].shape() || tangents[i].dtype() != inputs[i].dtype())
+      throw ShapeError(fmt::format("jvp: tangent {} for input {}", tangents[i].shape().str(), g.describe(inputs[i].id())));
+    lo = std::min(lo, inputs[i].id());
+  }
+  for (const Var& o : outputs)
+    if (!o.empty()) hi = std::max(hi, o.id());
+  if (hi < lo) return result;
+  const size_t n = static_cast<size_t>(hi - lo + 1);
+  // needed: ancestors of the outputs (so no tangent node is built that nothing reads)
+  std::vector<char> needed(n, 0), is_input(n, 0);
+  for (const Var& o : outputs)
+    if (!o.empty() && o.id() >= lo) needed[o.id() - lo] = 1;
+  for (int32_t id = hi; id >= lo; --id) {
+    if (!needed[id - lo]) continue;
+    for (int32_t in : g.node(id).in)
+      if (in >= lo) needed[in - lo] = 1;
+  }
+  std::vector<Var> tan(n);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].empty() || tangents[i].empty()) continue;
+    size_t k = static_cast<size_t>(inputs[i].id() - lo);
+    is_input[k] = 1;
+    tan[k] = ops::add(tan[k], tangents[i]);
+  }
+  std::vector<Var> xdot;
+  for (int32_t id = lo; id <= hi; ++id) {
+    const size_t k = static_cast<size_t>(id - lo);
+    if (!needed[k] || is_input[k]) continue;
+    const Node& nd = g.node(id);
+    if (!nd.prim->differentiable || !nd.prim->jvp) continue;
+    xdot.assign(nd.in.size(), Var());
+    bool any = false;
+    for (size_t i = 0; i < nd.in.size(); ++i)
+      if (nd.in[i] >= lo && !tan[nd.in[i] - lo].empty()) {
+        xdot[i] = tan[nd.in[i] - lo];
+        any = true;
+      }
+    if (!any) continue;
+    RuleCall c = rule_call(g, id);
+    Var d = c.prim->jvp(RuleArgs{c.x, Var(&g, id), c.attrs, c.site}, xdot);
+    check_derivative(g, d, id, "jvp");
+    tan[k] = d;
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!outputs[i].empty() && outputs[i].id() >= lo) result[i] = tan[outputs[i].id() - lo];
+  return result;
+}
+
+std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt) {
+  std::vector<Var> result(wrt.size());
+  if (seeds.empty() || wrt.empty()) return result;
+  std::vector<Var> seed_nodes;
+  for (const Seed& s : seeds) seed_nodes.push_back(s.at);
+  Graph& g = graph_of(seed_nodes, "vjp");
+  int32_t lo = g.size(), hi = -1;
+  for (const Var& w : wrt)
+    if (!w.empty()) lo = std::min(lo, w.id());
+  for (const Seed& s : seeds) {
+    if (s.at.empty() || s.cotangent.empty()) continue;
+    if (s.cotangent.shape() != s.at.shape() || s.cotangent.dtype() != s.at.dtype())
+      throw ShapeError(fmt::format("vjp: seed {} {} for node {}", s.cotangent.shape().str(),
+                                   dtype_name(s.cotangent.dtype()), g.describe(s.at.id())));
+    hi = std::max(hi, s.at.id());
+  }
+  if (hi < lo) return result;
+  const size_t n = static_cast<size_t>(hi - lo + 1);
+  // relevant = depends on a wrt node AND is an ancestor of a seed
+  std::vector<char> dep(n, 0), anc(n, 0);
+  for (const Var& w : wrt)
+    if (!w.empty() && w.id() <= hi) dep[w.id() - lo] = 1;
+  for (int32_t id = lo; id <= hi; ++id) {
+    if (dep[id - lo]) continue;
+    const Node& nd = g.node(id);
+    if (!nd.prim->differentiable) continue;
+    for (int32_t in : nd.in)
+      if (in >= lo && dep[in - lo]) {
+        dep[id - lo] = 1;
+        break;
+      }
+  }
+  for (const Seed& s : seeds)
+    if (!s.at.empty() && s.at.id() >= lo) anc[s.at.id() - lo] = 1;
+  for (int32_t id = hi; id >= lo; --id) {
+    if (!anc[id - lo]) continue;
+    for (int32_t in : g.node(id).in)
+      if (in >= lo) anc[in - lo] = 1;
+  }
+  std::vector<Var> cot(n);
+  for (const Seed& s : seeds) {
+    if (s.at.empty() || s.cotangent.empty() || s.at.id() < lo) continue;
+    size_t k = static_cast<size_t>(s.at.id() - lo);
+    if (dep[k]) cot[k] = ops::add(cot[k], s.cotangent);
+  }
+  std::vector<char> need;
+  std::vector<Var> xbar;
+  for (int32_t id = hi; id >= lo; --id) {
+    const size_t k = static_cast<size_t>(id - lo);
+    if (cot[k].empty() || !dep[k] || !anc[k]) continue;
+    const Node& nd = g.node(id);
+    if (!nd.prim->differentiable || !nd.prim->vjp) continue;
+    need.assign(nd.in.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i < nd.in.size(); ++i)
+      if (nd.in[i] >= lo && dep[nd.in[i] - lo] && anc[nd.in[i] - lo]) any = need[i] = 1;
+    if (!any) continue;
+    RuleCall c = rule_call(g, id);
+    xbar.assign(c.x.size(), Var());
+    bool need_arr[64];
+    TG_ASSERT(need.size() <= 64, "vjp: more than 64 inputs at node {}", id);
+    for (size_t i = 0; i < need.size(); ++i) need_arr[i] = need[i];
+    c.prim->vjp(RuleArgs{c.x, Var(&g, id), c.attrs, c.site}, cot[k], std::span<const bool>(need_arr, need.size()),
+                xbar);
+    for (size_t i = 0; i < xbar.size(); ++i) {
+      if (!need[i] || xbar[i].empty()) continue;
+      check_derivative(g, xbar[i], c.x[i].id(), "vjp");
+      size_t ki = static_cast<size_t>(c.x[i].id() - lo);
+      cot[ki] = ops::add(cot[ki], xbar[i]);
+    }
+  }
+  for (size_t i = 0; i < wrt.size(); ++i)
+    if (!wrt[i].empty() && wrt[i].id() <= hi) result[i] = cot[wrt[i].id() - lo];
+  return result;
+}
+
+std::vector<Var> grad(Var y, std::span<const Var> wrt) {
+  if (y.shape().size() != 1)
+    throw ShapeError(fmt::format("grad: output must be a scalar, got {}: {}", y.shape().str(),
+                                 y.graph()->describe(y.id())));
+  Seed s{y, ops::fill(*y.graph(), y.shape(), 1.0, y.dtype())};
+  return vjp(std::span<const Seed>(&s, 1), wrt);
+}
+
+Tensor value_or_zeros(Var v, const Shape& shape, DType dt) {
+  if (v.empty()) return Tensor::zeros(shape, dt);
+  return v.value();
+}
+
+ParamVec pack(const ParamSet& ps, std::span<const Tensor> parts) {
+  if (static_cast<int32_t>(parts.size()) != ps.count())
+    throw ShapeError(fmt::format("pack: {} tensors for {} parameters", parts.size(), ps.count()));
+  ParamVec v = ps.zeros_like();
+  for (int32_t i = 0; i < ps.count(); ++i) {
+    Tensor dst = v.part(i);
+    if (!parts[i].defined()) continue;
+    if (parts[i].shape() != dst.shape())
+      throw ShapeError(fmt::format("pack: {} for parameter {} of shape {}", parts[i].shape().str(),
+                                   ps.name(ParamId{i}), dst.shape().str()));
+    Tensor src = parts[i].astype(v.dtype());
+    std::memcpy(dst.raw(), src.raw(), static_cast<size_t>(src.size()) * dtype_size(src.dtype()));
+  }
+  return v;
+}
+
+std::vector<Tensor> unpack(const ParamVec& v) {
+  std::vector<Tensor> out;
+  for (int32_t i = 0; i < static_cast<int32_t>(v.layout()->entries.size()); ++i) out.push_back(v.part(i).clone());
+  return out;
+}
+
+std::pair<double, ParamVec> value_and_grad(Var loss) {
+  Graph& g = *loss.graph();
+  if (!g.params()) throw Error("value_and_grad: the loss's graph has no bound ParamSet (g.bind(params))");
+  std::vector<Var> leaves = g.param_leaves();
+  std::vector<Var> gs = grad(loss, leaves);
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < leaves.size(); ++i) parts.push_back(value_or_zeros(gs[i], leaves[i].shape(), leaves[i].dtype()));
+  return {loss.value().item(), pack(*g.params(), parts)};
+}
+
+}  // namespace tg::ad

@@ -1,0 +1,196 @@
+#include "core/graph.h"
+
+#include <string_view>
+
+#include "core/error.h"
+#include "core/params.h"
+
+namespace tg {
+
+namespace {
+Shape leaf_shape(std::span<const Shape>, const Attrs& a) { return a.shape; }
+Tensor no_eval(const EvalArgs&) { throw InternalError("leaf evaluated"); }
+
+// Leaves hold values set from outside; they have no rules (nothing flows past a leaf).
+const Primitive input_p{"input", 0, leaf_shape, no_eval, nullptr, nullptr, false};
+const Primitive param_p{"param", 0, leaf_shape, no_eval, nullptr, nullptr, false};
+const Primitive placeholder_p{"placeholder", 0, leaf_shape, no_eval, nullptr, nullptr, false};
+}  // namespace
+
+Shape Var::shape() const { return g_->node(id_).shape; }
+DType Var::dtype() const { return g_->node(id_).dtype; }
+const Tensor& Var::value() const { return g_->value(id_); }
+
+Graph::Graph(GraphOptions opt) : opt_(opt) {}
+
+Var Graph::push(Node n, Tensor value) {
+  nodes_.push_back(std::move(n));
+  values_.push_back(std::move(value));
+  evals_.push_back(0);
+  return Var(this, size() - 1);
+}
+
+Var Graph::input(Tensor value, Site site) {
+  if (!value.defined()) throw Error(fmt::format("input: undefined tensor at {}", site.str()));
+  Attrs a;
+  a.shape = value.shape();
+  Node n{&input_p, {}, a, value.shape(), value.dtype(), site, scope_stack_.back(), false};
+  if (opt_.check_finite && !value.all_finite())
+    throw NonFiniteError(fmt::format("check_finite: input at {} contains NaN/Inf", site.str()));
+  return push(std::move(n), std::move(value));
+}
+
+Var Graph::placeholder(const Shape& s, DType dt, Site site) {
+  Attrs a;
+  a.shape = s;
+  return push(Node{&placeholder_p, {}, a, s, dt, site, scope_stack_.back(), true}, Tensor());
+}
+
+void Graph::bind(const ParamSet& ps) {
+  if (params_ && params_ != &ps) throw Error("graph: a different ParamSet is already bound");
+  params_ = &ps;
+  param_leaf_.resize(ps.count(), -1);
+}
+
+Var Graph::operator[](ParamId p) {
+  if (!params_) throw Error("graph: g[param] needs g.bind(params) first");
+  if (p.index < 0 || p.index >= params_->count())
+    throw Error(fmt::format("graph: parameter index {} out of range", p.index));
+  if (param_leaf_.size() < static_cast<size_t>(params_->count())) param_leaf_.resize(params_->count(), -1);
+  if (param_leaf_[p.index] >= 0) return Var(this, param_leaf_[p.index]);
+  Tensor v = params_->value(p).clone();  // a snapshot: later optimizer steps do not change this graph
+  Attrs a;
+  a.shape = v.shape();
+  ScopeGuard s(*this, params_->name(p));
+  Var leaf = push(Node{&param_p, {}, a, v.shape(), v.dtype(), Site{"<param>", 0}, scope_stack_.back(), false},
+                  std::move(v));
+  param_leaf_[p.index] = leaf.id();
+  return leaf;
+}
+
+std::vector<Var> Graph::param_leaves() {
+  std::vector<Var> out;
+  if (!params_) return out;
+  for (int32_t i = 0; i < params_->count(); ++i) out.push_back((*this)[ParamId{i}]);
+  return out;
+}
+
+Var Graph::add(const Primitive& prim, std::span<const Var> in, Attrs attrs, Site site, DType leaf_dtype) {
+  if (prim.arity >= 0 && static_cast<int>(in.size()) != prim.arity)
+    throw InternalError(fmt::format("{}: expects {} inputs, got {}", prim.name, prim.arity, in.size()));
+  Node n{&prim, {}, std::move(attrs), {}, leaf_dtype, site, scope_stack_.back(), false};
+  n.in.reserve(in.size());
+  Shape shapes[8];
+  std::vector<Shape> many;
+  if (in.size() > 8) many.resize(in.size());
+  Shape* sh = in.size() > 8 ? many.data() : shapes;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const Var& v = in[i];
+    if (v.empty()) throw InternalError(fmt::format("{}: input {} is a symbolic zero", prim.name, i));
+    if (v.graph() != this)
+      throw Error(fmt::format("{}: input {} belongs to another graph at {}", prim.name, i, site.str()));
+    const Node& src = nodes_[v.id()];
+    if (i == 0) n.dtype = src.dtype;
+    else if (src.dtype != n.dtype)
+      throw ShapeError(fmt::format("{}: mixed dtypes {} and {} at {}", prim.name, dtype_name(n.dtype),
+                                   dtype_name(src.dtype), site.str()));
+    n.dynamic |= src.dynamic;
+    n.in.push_back(v.id());
+    sh[i] = src.shape;
+  }
+  try {
+    n.shape = prim.shape(std::span<const Shape>(sh, in.size()), n.attrs);
+  } catch (const ShapeError& e) {
+    std::string shapes_str;
+    for (size_t i = 0; i < in.size(); ++i) shapes_str += (i ? " x " : "") + sh[i].str();
+    std::string scope = scopes_[n.scope];
+    throw ShapeError(fmt::format("{}: {}: {} at {}{}", prim.name, e.what(), shapes_str, site.str(),
+                                 scope.empty() ? "" : " (scope " + scope + ")"));
+  }
+  bool known = !n.dynamic;
+  Var v = push(std::move(n), Tensor());
+  if (known) eval(v.id());
+  return v;
+}
+
+const Tensor& Graph::value(int32_t id) const {
+  const Tensor& t = values_[id];
+  if (!t.defined())
+    throw Error(fmt::format("graph: node has no value yet (it depends on a placeholder): {}", describe(id)));
+  return t;
+}
+
+void Graph::set_value(Var p, Tensor value) {
+  const Node& n = nodes_[p.id()];
+  if (n.prim != &placeholder_p)
+    throw Error(fmt::format("graph: set_value on a node that is not a placeholder {}", describe(p.id())));
+  if (value.shape() != n.shape || value.dtype() != n.dtype)
+    throw ShapeError(fmt::format("graph: value {} {} does not fit leaf {}", value.shape().str(),
+                                 dtype_name(value.dtype()), describe(p.id())));
+  values_[p.id()] = std::move(value);
+}
+
+void Graph::eval(int32_t id) {
+  const Node& n = nodes_[id];
+  if (n.prim->arity == 0 && n.in.empty() && n.prim->eval == no_eval) return;  // leaves keep their value
+  const Tensor* args[8];
+  std::vector<const Tensor*> many;
+  if (n.in.size() > 8) many.resize(n.in.size());
+  const Tensor** a = n.in.size() > 8 ? many.data() : args;
+  for (size_t i = 0; i < n.in.size(); ++i) a[i] = &value(n.in[i]);
+  values_[id] = n.prim->eval(EvalArgs{std::span<const Tensor* const>(a, n.in.size()), n.attrs, n.shape, n.dtype});
+  TG_ASSERT(values_[id].shape() == n.shape && values_[id].dtype() == n.dtype, "{}: kernel returned {} for {}",
+            n.prim->name, values_[id].shape().str(), n.shape.str());
+  ++evals_[id];
+  ++total_evals_;
+  if (opt_.check_finite && !values_[id].all_finite())
+    throw NonFiniteError(fmt::format("check_finite: first non-finite value at {}", describe(id)));
+}
+
+void Graph::push_scope(std::string name) {
+  const std::string& outer = scopes_[scope_stack_.back()];
+  scopes_.push_back(outer.empty() ? std::move(name) : outer + "/" + name);
+  scope_stack_.push_back(static_cast<int32_t>(scopes_.size()) - 1);
+}
+
+void Graph::pop_scope() {
+  TG_ASSERT(scope_stack_.size() > 1, "scope stack underflow");
+  scope_stack_.pop_back();
+}
+
+void Graph::tag(Var v, const std::string& name) {
+  if (v.graph() != this) throw Error(fmt::format("graph: tag '{}' on a node of another graph", name));
+  tags_[name].push_back(v.id());
+}
+
+std::vector<Var> Graph::tagged(const std::string& name) const {
+  std::vector<Var> out;
+  auto it = tags_.find(name);
+  if (it != tags_.end())
+    for (int32_t id : it->second) out.emplace_back(const_cast<Graph*>(this), id);
+  return out;
+}
+
+std::string Graph::describe(int32_t id) const {
+  const Node& n = nodes_[id];
+  std::string s = fmt::format("%{} = {}", id, n.prim->name);
+  for (int32_t i : n.in) s += fmt::format(" %{}", i);
+  s += fmt::format(" : {} {}", n.shape.str(), n.dtype == DType::f32 ? "f32" : "f64");
+  if (!scopes_[n.scope].empty()) s += "  " + scopes_[n.scope];
+  s += "  " + n.site.str();
+  return s;
+}
+
+std::string Graph::dump() const {
+  std::string s;
+  for (int32_t i = 0; i < size(); ++i) s += describe(i) + "\n";
+  return s;
+}
+
+ScopeGuard::ScopeGuard(Graph& g, const std::string& name) : g_(g) { g_.push_scope(name); }
+ScopeGuard::ScopeGuard(Graph& g, const std::string& name, long index) : g_(g) {
+  g_.push_scope(name + "=" + std::to_string(index));
+}
+ScopeGuard::~ScopeGuard() { g_.pop_scope(); }
+
+}  // namespace tg

@@ -1,0 +1,108 @@
+// Graph: the tape. An append-only SSA vector of nodes; several graphs may be alive at once.
+//
+// Evaluation is eager for "known" nodes: a node whose inputs all have values is evaluated the moment it
+// is built, so errors (shapes at build, NaN with check_finite) surface at the line that caused them.
+// Nodes that depend on a placeholder are "dynamic": they get a value only when a Segment runs. This is
+// partial evaluation the tape way: when linearize appends a JVP or VJP segment, the parts of each rule
+// that depend on primal values only (tanh's 1 - y², a softmax's probabilities) are evaluated once, and
+// every later call re-runs just the dynamic nodes.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/primitive.h"
+#include "core/tensor.h"
+#include "core/var.h"
+
+namespace tg {
+
+class ParamSet;
+struct ParamId;
+
+struct GraphOptions {
+  bool check_finite = false;  // throw NonFiniteError naming the first node that yields NaN/Inf
+};
+
+struct Node {
+  const Primitive* prim;
+  std::vector<int32_t> in;
+  Attrs attrs;
+  Shape shape;
+  DType dtype;
+  Site site;
+  int32_t scope;  // index into the graph's scope names
+  bool dynamic;   // depends on a placeholder: evaluated by segments, not at build time
+};
+
+class Graph {
+ public:
+  explicit Graph(GraphOptions opt = {});
+  Graph(const Graph&) = delete;  // Vars point at their graph
+  Graph& operator=(const Graph&) = delete;
+
+  // Leaves.
+  Var input(Tensor value, Site site = Site::current());            // data or constants
+  Var placeholder(const Shape& s, DType dt, Site site = Site::current());  // set by a Segment
+  // Binds a ParamSet: g[p] is then a leaf holding a snapshot of parameter p (created on first use).
+  void bind(const ParamSet& ps);
+  Var operator[](ParamId p);
+  const ParamSet* params() const { return params_; }
+  std::vector<Var> param_leaves();  // one per parameter of the bound set, creating missing ones
+
+  // Appends a node; runs the shape rule and, for known nodes, the kernel.
+  Var add(const Primitive& prim, std::span<const Var> in, Attrs attrs, Site site,
+          DType leaf_dtype = DType::f32);
+
+  int32_t size() const { return static_cast<int32_t>(nodes_.size()); }
+  const Node& node(int32_t id) const { return nodes_[id]; }
+  bool has_value(int32_t id) const { return values_[id].defined(); }
+  const Tensor& value(int32_t id) const;
+  void set_value(Var placeholder, Tensor value);  // placeholders only; checks shape and dtype
+  void eval(int32_t id);                           // (re-)evaluates one node from its inputs
+  uint64_t eval_count(int32_t id) const { return evals_[id]; }
+  uint64_t total_evals() const { return total_evals_; }
+
+  // Scopes name nodes in errors and dumps: "lstm/t=3".
+  void push_scope(std::string name);
+  void pop_scope();
+  std::string scope_name(int32_t scope) const { return scopes_[scope]; }
+
+  // Tags mark intermediates for curvature blocks and adjoint reads ("preact", "logits").
+  void tag(Var v, const std::string& name);
+  std::vector<Var> tagged(const std::string& name) const;
+
+  const GraphOptions& options() const { return opt_; }
+  std::string describe(int32_t id) const;  // "%12 = matmul %7 %3 : [32,128] f32  scope  file:line"
+  std::string dump() const;
+
+ private:
+  Var push(Node n, Tensor value);
+  GraphOptions opt_;
+  std::vector<Node> nodes_;
+  std::vector<Tensor> values_;
+  std::vector<uint64_t> evals_;
+  uint64_t total_evals_ = 0;
+  std::vector<std::string> scopes_{""};
+  std::vector<int32_t> scope_stack_{0};
+  std::unordered_map<std::string, std::vector<int32_t>> tags_;
+  const ParamSet* params_ = nullptr;
+  std::vector<int32_t> param_leaf_;  // -1 until bound
+};
+
+// RAII scope: ScopeGuard s(g, "lstm/t", t) names nodes "outer/lstm/t=3".
+class ScopeGuard {
+ public:
+  ScopeGuard(Graph& g, const std::string& name);
+  ScopeGuard(Graph& g, const std::string& name, long index);
+  ~ScopeGuard();
+  ScopeGuard(const ScopeGuard&) = delete;
+  ScopeGuard& operator=(const ScopeGuard&) = delete;
+
+ private:
+  Graph& g_;
+};
+
+}  // namespace tg

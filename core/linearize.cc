@@ -1,0 +1,164 @@
+#include "core/linearize.h"
+
+#include <functional>
+
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace tg::ad {
+
+Segment::Segment(Graph& g, int32_t begin, std::vector<Var> placeholders, std::vector<Var> outputs,
+                 std::vector<Shape> output_shapes)
+    : g_(&g), ph_(std::move(placeholders)), out_(std::move(outputs)), out_shapes_(std::move(output_shapes)) {
+  std::vector<char> own(static_cast<size_t>(g.size()), 0);
+  for (const Var& p : ph_) own[p.id()] = 1;
+  for (int32_t id = begin; id < g.size(); ++id) {
+    const Node& n = g.node(id);
+    if (!n.dynamic || n.prim->arity == 0) continue;
+    // a dynamic input must come from this segment: another segment's placeholders would be stale here
+    for (int32_t in : n.in)
+      TG_ASSERT(!g.node(in).dynamic || in >= begin || own[in], "segment reads a foreign dynamic node: {}",
+                g.describe(id));
+    dyn_.push_back(id);
+  }
+}
+
+std::vector<Tensor> Segment::run(std::span<const Tensor> inputs) {
+  if (inputs.size() != ph_.size())
+    throw ShapeError(fmt::format("linearization: {} inputs given, {} expected", inputs.size(), ph_.size()));
+  for (size_t i = 0; i < ph_.size(); ++i) {
+    Tensor t = inputs[i].defined() ? inputs[i].astype(ph_[i].dtype()) : Tensor::zeros(ph_[i].shape(), ph_[i].dtype());
+    g_->set_value(ph_[i], std::move(t));
+  }
+  for (int32_t id : dyn_) g_->eval(id);
+  std::vector<Tensor> out;
+  out.reserve(out_.size());
+  for (size_t i = 0; i < out_.size(); ++i)
+    out.push_back(out_[i].empty() ? Tensor::zeros(out_shapes_[i], ph_.empty() ? DType::f64 : ph_[0].dtype())
+                                  : out_[i].value());
+  return out;
+}
+
+Linearization::Linearization(std::vector<Var> wrt, Var loss) : wrt_(std::move(wrt)), loss_(loss) {
+  if (loss.empty()) throw Error("linearize: empty loss");
+  if (loss.shape().size() != 1)
+    throw ShapeError(fmt::format("linearize: loss must be a scalar, got {}", loss.shape().str()));
+  primal_end_ = graph().size();
+  for (int32_t id = 0; id < primal_end_; ++id) primal_evals_at_start_ += graph().eval_count(id);
+}
+
+Linearization::Linearization(Var loss) : Linearization(loss.graph()->param_leaves(), loss) {
+  if (!loss.graph()->params()) throw Error("linearize: the loss's graph has no bound ParamSet (g.bind(params))");
+}
+
+uint64_t Linearization::primal_reevaluations() const {
+  uint64_t n = 0;
+  for (int32_t id = 0; id < primal_end_; ++id) n += loss_.graph()->eval_count(id);
+  return n - primal_evals_at_start_;
+}
+
+Segment& Linearization::segment(const std::string& key, const std::function<Segment()>& build) {
+  auto it = segments_.find(key);
+  if (it == segments_.end()) it = segments_.emplace(key, std::make_unique<Segment>(build())).first;
+  return *it->second;
+}
+
+std::vector<Var> Linearization::make_placeholders(const std::vector<Var>& like) {
+  std::vector<Var> ph;
+  for (const Var& v : like) ph.push_back(graph().placeholder(v.shape(), v.dtype()));
+  return ph;
+}
+
+namespace {
+std::string ids(const std::vector<Var>& vs) {
+  std::string s;
+  for (const Var& v : vs) s += std::to_string(v.id()) + ",";
+  return s;
+}
+std::vector<Shape> shapes(const std::vector<Var>& vs) {
+  std::vector<Shape> s;
+  for (const Var& v : vs) s.push_back(v.shape());
+  return s;
+}
+}  // namespace
+
+const std::vector<Tensor>& Linearization::grad() {
+  if (grad_vars_.empty()) {
+    grad_vars_ = ad::grad(loss_, wrt_);
+    for (size_t i = 0; i < wrt_.size(); ++i) grad_.push_back(value_or_zeros(grad_vars_[i], wrt_[i].shape(), wrt_[i].dtype()));
+  }
+  return grad_;
+}
+
+std::vector<Tensor> Linearization::jvp(std::span<const Tensor> v, const std::vector<Var>& at) {
+  Segment& s = segment("jvp:" + ids(at), [&] {
+    int32_t begin = graph().size();
+    std::vector<Var> ph = make_placeholders(wrt_);
+    std::vector<Var> t = ad::jvp(at, wrt_, ph);
+    return Segment(graph(), begin, ph, t, shapes(at));
+  });
+  return s.run(v);
+}
+
+std::vector<Tensor> Linearization::vjp(const std::vector<Var>& at, std::span<const Tensor> u,
+                                       const std::vector<Var>& read) {
+  Segment& s = segment("vjp:" + ids(at) + "|" + ids(read), [&] {
+    int32_t begin = graph().size();
+    std::vector<Var> ph = make_placeholders(at);
+    std::vector<Seed> seeds;
+    for (size_t i = 0; i < at.size(); ++i) seeds.push_back({at[i], ph[i]});
+    std::vector<Var> targets = wrt_;
+    targets.insert(targets.end(), read.begin(), read.end());
+    std::vector<Var> c = ad::vjp(seeds, targets);
+    return Segment(graph(), begin, ph, c, shapes(targets));
+  });
+  return s.run(u);
+}
+
+std::vector<Tensor> Linearization::hvp(std::span<const Tensor> v) {
+  grad();  // the gradient graph is built (and evaluated) once, outside the segment's dynamic part
+  Segment& s = segment("hvp", [&] {
+    int32_t begin = graph().size();
+    std::vector<Var> ph = make_placeholders(wrt_);
+    std::vector<Var> hv = ad::jvp(grad_vars_, wrt_, ph);
+    return Segment(graph(), begin, ph, hv, shapes(wrt_));
+  });
+  return s.run(v);
+}
+
+// G v = J_atᵀ H J_at v, H = d² head / d at²: forward sweep to `at`, forward-over-reverse through the head
+// only (the head's gradient graph, differentiated once more along J v), reverse sweep from `at`.
+std::vector<Tensor> Linearization::gnvp(std::span<const Tensor> v, const Block& block) {
+  if (block.head.empty() || block.head.shape().size() != 1) throw ShapeError("gnvp: a block's head must be a scalar node");
+  Segment& s = segment("gn:" + ids(block.at) + "|" + std::to_string(block.head.id()), [&] {
+    int32_t begin = graph().size();
+    std::vector<Var> ph = make_placeholders(wrt_);
+    std::vector<Var> jv = ad::jvp(block.at, wrt_, ph);
+    std::vector<Var> head_grad = ad::grad(block.head, block.at);  // known: evaluated once, here
+    std::vector<Var> hjv = ad::jvp(head_grad, block.at, jv);
+    std::vector<Seed> seeds;
+    for (size_t i = 0; i < block.at.size(); ++i) seeds.push_back({block.at[i], hjv[i]});
+    std::vector<Var> c = ad::vjp(seeds, wrt_);
+    return Segment(graph(), begin, ph, c, shapes(wrt_));
+  });
+  return s.run(v);
+}
+
+std::vector<Tensor> Linearization::to_parts(const ParamVec& v) const {
+  const ParamSet* ps = loss_.graph()->params();
+  if (!ps || v.layout() != ps->layout() || wrt_.size() != static_cast<size_t>(ps->count()))
+    throw Error("linearize: ParamVec products need a Linearization built over the graph's bound ParamSet");
+  std::vector<Tensor> parts;
+  for (int32_t i = 0; i < ps->count(); ++i) parts.push_back(v.part(i));
+  return parts;
+}
+
+ParamVec Linearization::to_vec(const std::vector<Tensor>& parts) const {
+  return pack(*loss_.graph()->params(), parts);
+}
+
+ParamVec Linearization::grad_vec() { return to_vec(grad()); }
+ParamVec Linearization::hvp(const ParamVec& v) { return to_vec(hvp(to_parts(v))); }
+ParamVec Linearization::gnvp(const ParamVec& v, const Block& block) { return to_vec(gnvp(to_parts(v), block)); }
+
+}  // namespace tg::ad

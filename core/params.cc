@@ -1,0 +1,154 @@
+#include "core/params.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace tg {
+
+ParamVec::ParamVec(std::shared_ptr<const ParamLayout> layout, DType dt)
+    : layout_(std::move(layout)), flat_(Tensor::zeros(Shape{layout_->numel}, dt)) {}
+
+ParamVec ParamVec::random_normal(std::shared_ptr<const ParamLayout> layout, DType dt, Rng& rng) {
+  ParamVec v(std::move(layout), dt);
+  std::normal_distribution<double> n(0.0, 1.0);
+  TG_DISPATCH(dt, T, {
+    T* p = v.flat_.data<T>();
+    for (int64_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(n(rng));
+  });
+  return v;
+}
+
+Tensor ParamVec::part(int32_t index) const {
+  const auto& e = layout_->entries.at(index);
+  return flat_.view(e.offset, e.shape);
+}
+
+ParamVec ParamVec::clone() const {
+  ParamVec v = *this;
+  v.flat_ = flat_.clone();
+  return v;
+}
+
+void ParamVec::check_same(const ParamVec& o, const char* what) const {
+  if (o.size() != size() || o.dtype() != dtype())
+    throw ShapeError(fmt::format("ParamVec::{}: sizes/dtypes differ ({} {} vs {} {})", what, size(),
+                                 dtype_name(dtype()), o.size(), dtype_name(o.dtype())));
+}
+
+double ParamVec::dot(const ParamVec& o) const {
+  check_same(o, "dot");
+  double s = 0;
+  TG_DISPATCH(dtype(), T, {
+    const T* a = flat_.data<T>();
+    const T* b = o.flat_.data<T>();
+    for (int64_t i = 0; i < size(); ++i) s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
+  });
+  return s;
+}
+
+double ParamVec::norm() const { return std::sqrt(dot(*this)); }
+
+ParamVec& ParamVec::axpy(double a, const ParamVec& x) {
+  check_same(x, "axpy");
+  TG_DISPATCH(dtype(), T, {
+    T* y = flat_.data<T>();
+    const T* xs = x.flat_.data<T>();
+    const T aa = static_cast<T>(a);
+    for (int64_t i = 0; i < size(); ++i) y[i] += aa * xs[i];
+  });
+  return *this;
+}
+
+ParamVec& ParamVec::scale(double a) {
+  TG_DISPATCH(dtype(), T, {
+    T* y = flat_.data<T>();
+    const T aa = static_cast<T>(a);
+    for (int64_t i = 0; i < size(); ++i) y[i] *= aa;
+  });
+  return *this;
+}
+
+ParamVec& ParamVec::fill(double v) {
+  flat_.fill(v);
+  return *this;
+}
+
+ParamId ParamSet::add(const std::string& name, const Shape& shape, const Init& init, Rng* rng) {
+  if (find(name)) throw Error(fmt::format("ParamSet: parameter '{}' already exists", name));
+  auto layout = std::make_shared<ParamLayout>(*layout_);
+  layout->entries.push_back({name, shape, layout->numel});
+  layout->numel += shape.size();
+  ParamVec grown(layout, dtype_);
+  std::memcpy(grown.flat().raw(), values_.flat().raw(), static_cast<size_t>(values_.size()) * dtype_size(dtype_));
+  layout_ = layout;
+  values_ = grown;
+  ParamId id{count() - 1};
+  if (init) {
+    Tensor v = values_.part(id.index);
+    Rng local(0);
+    init(v, rng ? *rng : local);
+  }
+  return id;
+}
+
+ParamId ParamSet::add(const std::string& name, const Tensor& value) {
+  ParamId id = add(name, value.shape());
+  Tensor v = values_.part(id.index);
+  Tensor src = value.astype(dtype_);
+  std::memcpy(v.raw(), src.raw(), static_cast<size_t>(src.size()) * dtype_size(dtype_));
+  return id;
+}
+
+std::optional<ParamId> ParamSet::find(const std::string& name) const {
+  for (size_t i = 0; i < layout_->entries.size(); ++i)
+    if (layout_->entries[i].name == name) return ParamId{static_cast<int32_t>(i)};
+  return std::nullopt;
+}
+
+void ParamSet::set_values(const ParamVec& v) {
+  if (v.size() != numel())
+    throw ShapeError(fmt::format("ParamSet::set_values: {} values for {} parameters", v.size(), numel()));
+  values_ = ParamVec(layout_, dtype_);
+  Tensor src = v.flat().astype(dtype_);
+  std::memcpy(values_.flat().raw(), src.raw(), static_cast<size_t>(numel()) * dtype_size(dtype_));
+}
+
+ParamSet ParamSet::cast(DType dt) const {
+  ParamSet out(dt);
+  out.layout_ = layout_;
+  out.values_ = ParamVec(layout_, dt);
+  Tensor src = values_.flat().astype(dt);
+  std::memcpy(out.values_.flat().raw(), src.raw(), static_cast<size_t>(numel()) * dtype_size(dt));
+  return out;
+}
+
+namespace init {
+Init zeros() {
+  return [](Tensor& v, Rng&) { v.fill(0); };
+}
+Init constant(double c) {
+  return [c](Tensor& v, Rng&) { v.fill(c); };
+}
+Init normal(double stddev) {
+  return [stddev](Tensor& v, Rng& rng) {
+    std::normal_distribution<double> d(0.0, stddev);
+    TG_DISPATCH(v.dtype(), T, {
+      T* p = v.data<T>();
+      for (int64_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(d(rng));
+    });
+  };
+}
+Init uniform(double lo, double hi) {
+  return [lo, hi](Tensor& v, Rng& rng) {
+    std::uniform_real_distribution<double> d(lo, hi);
+    TG_DISPATCH(v.dtype(), T, {
+      T* p = v.data<T>();
+      for (int64_t i = 0; i < v.size(); ++i) p[i] = static_cast<T>(d(rng));
+    });
+  };
+}
+}  // namespace init
+
+}  // namespace tg

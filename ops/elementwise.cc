@@ -1,0 +1,157 @@
+// Elementwise nonlinearities. Each is one formula for the derivative, d(x, y), as a graph;
+// the helper derives jvp = d * x_dot and vjp = d * y_bar (PyTorch's auto_element_wise).
+#include <cmath>
+
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xmath.hpp>
+
+#include "ops/families.h"
+#include "ops/kernels.h"
+
+namespace tg::ops {
+using namespace detail;
+
+namespace {
+using Deriv = Var (*)(Var x, Var y, Site site);
+
+template <Deriv D>
+Var ew_jvp(const RuleArgs& r, std::span<const Var> d) {
+  return mul(D(r.x[0], r.y, r.site), d[0], r.site);
+}
+template <Deriv D>
+void ew_vjp(const RuleArgs& r, Var yb, std::span<const bool>, std::span<Var> xb) {
+  xb[0] = mul(D(r.x[0], r.y, r.site), yb, r.site);
+}
+
+// Vectorised (xsimd) kernel for transcendental functions over contiguous buffers.
+template <class F>
+Tensor map_xt(const EvalArgs& a, F f) {
+  Tensor y = Tensor::empty(a.shape, a.dtype);
+  const std::size_t n = static_cast<std::size_t>(y.size());
+  const std::array<std::size_t, 1> sh{n};
+  TG_DISPATCH(a.dtype, T, {
+    auto in = xt::adapt(a.in[0]->data<T>(), n, xt::no_ownership(), sh);
+    auto out = xt::adapt(y.data<T>(), n, xt::no_ownership(), sh);
+    out = f(in);
+  });
+  return y;
+}
+
+Var d_exp(Var, Var y, Site) { return y; }
+Var d_log(Var x, Var, Site s) { return pow(x, -1.0, s); }
+Var d_tanh(Var, Var y, Site s) { return 1.0 - VarAt(square(y, s), s); }  // 1 - y^2
+Var d_logistic(Var, Var y, Site s) { return mul(y, 1.0 - VarAt(y, s), s); }  // y (1 - y)
+Var d_relu(Var x, Var, Site s) { return step(x, s); }
+Var d_square(Var x, Var, Site s) { return scale(x, 2.0, s); }
+Var d_sqrt(Var, Var y, Site s) { return scale(pow(y, -1.0, s), 0.5, s); }  // 1 / (2 y)
+Var d_abs(Var x, Var, Site s) { return sign(x, s); }
+}  // namespace
+
+// y = e^x;  dy = y dx
+const Primitive exp_p{"exp", 1, same_shape,
+                      [](const EvalArgs& a) { return map_xt(a, [](auto& x) { return xt::exp(x); }); },
+                      ew_jvp<d_exp>, ew_vjp<d_exp>};
+// y = log x;  dy = dx / x
+const Primitive log_p{"log", 1, same_shape,
+                      [](const EvalArgs& a) { return map_xt(a, [](auto& x) { return xt::log(x); }); },
+                      ew_jvp<d_log>, ew_vjp<d_log>};
+// y = tanh x;  dy = (1 - y^2) dx
+const Primitive tanh_p{"tanh", 1, same_shape,
+                       [](const EvalArgs& a) { return map_xt(a, [](auto& x) { return xt::tanh(x); }); },
+                       ew_jvp<d_tanh>, ew_vjp<d_tanh>};
+// y = 1 / (1 + e^-x) = (1 + tanh(x/2)) / 2 (stable for any x);  dy = y (1 - y) dx
+const Primitive logistic_p{"logistic", 1, same_shape,
+                           [](const EvalArgs& a) {
+                             return map_xt(a, [](auto& x) { return 0.5 + 0.5 * xt::tanh(0.5 * x); });
+                           },
+                           ew_jvp<d_logistic>, ew_vjp<d_logistic>};
+// y = max(x, 0);  dy = 1[x > 0] dx
+const Primitive relu_p{"relu", 1, same_shape,
+                       [](const EvalArgs& a) {
+                         return map_unary(a, [](auto x) { return x > 0 ? x : decltype(x)(0); });
+                       },
+                       ew_jvp<d_relu>, ew_vjp<d_relu>};
+// y = x^2;  dy = 2 x dx
+const Primitive square_p{"square", 1, same_shape,
+                         [](const EvalArgs& a) { return map_unary(a, [](auto x) { return x * x; }); },
+                         ew_jvp<d_square>, ew_vjp<d_square>};
+// y = sqrt x;  dy = dx / (2 y)
+const Primitive sqrt_p{"sqrt", 1, same_shape,
+                       [](const EvalArgs& a) { return map_xt(a, [](auto& x) { return xt::sqrt(x); }); },
+                       ew_jvp<d_sqrt>, ew_vjp<d_sqrt>};
+// y = |x|;  dy = sign(x) dx (subgradient 0 at 0)
+const Primitive abs_p{"abs", 1, same_shape,
+                      [](const EvalArgs& a) { return map_unary(a, [](auto x) { return std::abs(x); }); },
+                      ew_jvp<d_abs>, ew_vjp<d_abs>};
+
+// y = x^p;  dy = p x^(p-1) dx   (p in attrs.scalar)
+namespace {
+Var pow_deriv(const RuleArgs& r) {
+  double p = r.attrs.scalar;
+  if (p == 2.0) return scale(r.x[0], 2.0, r.site);
+  if (p == 1.0) return ones_like(r.x[0], r.site);
+  return scale(pow(r.x[0], p - 1.0, r.site), p, r.site);
+}
+}  // namespace
+const Primitive pow_p{"pow", 1, same_shape,
+                      [](const EvalArgs& a) {
+                        const double p = a.attrs.scalar;
+                        if (p == -1.0) return map_unary(a, [](auto x) { return decltype(x)(1) / x; });
+                        if (p == 2.0) return map_unary(a, [](auto x) { return x * x; });
+                        return map_unary(a, [p](auto x) { return static_cast<decltype(x)>(std::pow(x, p)); });
+                      },
+                      [](const RuleArgs& r, std::span<const Var> d) { return mul(pow_deriv(r), d[0], r.site); },
+                      [](const RuleArgs& r, Var yb, std::span<const bool>, std::span<Var> xb) {
+                        xb[0] = mul(pow_deriv(r), yb, r.site);
+                      }};
+
+// y = log(1 + e^x), computed as max(x,0) + log1p(e^-|x|) (no overflow);  dy = logistic(x) dx.
+// A primitive rather than a composite of relu/abs, whose subgradients at 0 would give 0 instead of 1/2.
+namespace {
+Var d_softplus(Var x, Var, Site s) { return logistic(x, s); }
+}  // namespace
+const Primitive softplus_p{"softplus", 1, same_shape,
+                           [](const EvalArgs& a) {
+                             return map_unary(a, [](auto x) {
+                               return (x > 0 ? x : decltype(x)(0)) + std::log1p(std::exp(-std::abs(x)));
+                             });
+                           },
+                           ew_jvp<d_softplus>, ew_vjp<d_softplus>};
+
+// y = sign(x) in {-1, 0, 1}; zero derivative
+const Primitive sign_p{"sign", 1, same_shape,
+                       [](const EvalArgs& a) {
+                         return map_unary(a, [](auto x) { return decltype(x)((x > 0) - (x < 0)); });
+                       },
+                       nullptr, nullptr, false};
+// y = 1[x > 0]; zero derivative
+const Primitive step_p{"step", 1, same_shape,
+                       [](const EvalArgs& a) { return map_unary(a, [](auto x) { return decltype(x)(x > 0); }); },
+                       nullptr, nullptr, false};
+
+Var exp(Var x, Site s) { return make(exp_p, {x}, {}, s); }
+Var log(Var x, Site s) { return make(log_p, {x}, {}, s); }
+Var tanh(Var x, Site s) { return make(tanh_p, {x}, {}, s); }
+Var logistic(Var x, Site s) { return make(logistic_p, {x}, {}, s); }
+Var relu(Var x, Site s) { return make(relu_p, {x}, {}, s); }
+Var square(Var x, Site s) { return make(square_p, {x}, {}, s); }
+Var sqrt(Var x, Site s) { return make(sqrt_p, {x}, {}, s); }
+Var abs(Var x, Site s) { return make(abs_p, {x}, {}, s); }
+Var sign(Var x, Site s) { return make(sign_p, {x}, {}, s); }
+Var step(Var x, Site s) { return make(step_p, {x}, {}, s); }
+Var pow(Var x, double p, Site s) {
+  if (p == 1.0) return x;
+  Attrs a;
+  a.scalar = p;
+  return make(pow_p, {x}, a, s);
+}
+
+Var softplus(Var x, Site s) { return make(softplus_p, {x}, {}, s); }
+
+void register_elementwise(std::vector<const Primitive*>& r) {
+  for (const Primitive* p : {&exp_p, &log_p, &tanh_p, &logistic_p, &relu_p, &square_p, &sqrt_p, &abs_p, &pow_p,
+                             &sign_p, &step_p, &softplus_p})
+    r.push_back(p);
+}
+
+}  // namespace tg::ops

@@ -1,0 +1,89 @@
+// Linear algebra: matmul (BLAS, with transpose flags so rules never copy a transpose) and transpose.
+#include "ops/blas.h"
+#include "ops/families.h"
+#include "ops/kernels.h"
+
+namespace tg::ops {
+using namespace detail;
+
+namespace {
+Shape matmul_shape(std::span<const Shape> s, const Attrs& a) {
+  if (s[0].rank() != 2 || s[1].rank() != 2) fail("needs rank-2 operands");
+  int64_t m = a.ta ? s[0][1] : s[0][0], ka = a.ta ? s[0][0] : s[0][1];
+  int64_t kb = a.tb ? s[1][1] : s[1][0], n = a.tb ? s[1][0] : s[1][1];
+  if (ka != kb) fail(fmt::format("inner dims differ ({} vs {}{})", ka, kb, a.ta || a.tb ? fmt::format(", ta={} tb={}", a.ta, a.tb) : ""));
+  return Shape{m, n};
+}
+
+Tensor matmul_eval(const EvalArgs& a) {
+  const Shape& as = a.in[0]->shape();
+  const Shape& bs = a.in[1]->shape();
+  const int m = static_cast<int>(a.shape[0]), n = static_cast<int>(a.shape[1]);
+  const int k = static_cast<int>(a.attrs.ta ? as[0] : as[1]);
+  Tensor y = Tensor::empty(a.shape, a.dtype);
+  if (k == 0) {
+    y.fill(0);
+    return y;
+  }
+  TG_DISPATCH(a.dtype, T, blas::gemm(a.attrs.ta, a.attrs.tb, m, n, k, T(1), a.in[0]->data<T>(),
+                                     static_cast<int>(as[1]), a.in[1]->data<T>(), static_cast<int>(bs[1]), T(0),
+                                     y.data<T>(), n));
+  return y;
+}
+}  // namespace
+
+// C = op(A) op(B);  dC = op(dA) op(B) + op(A) op(dB)
+// With A' = op(A), B' = op(B):  A'_bar = C_bar B'^T,  B'_bar = A'^T C_bar, transposed back when ta / tb.
+const Primitive matmul_p{
+    "matmul", 2, matmul_shape, matmul_eval,
+    [](const RuleArgs& r, std::span<const Var> d) {
+      bool ta = r.attrs.ta, tb = r.attrs.tb;
+      return add(matmul(d[0], r.x[1], ta, tb, r.site), matmul(r.x[0], d[1], ta, tb, r.site), r.site);
+    },
+    [](const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
+      bool ta = r.attrs.ta, tb = r.attrs.tb;
+      Var a = r.x[0], b = r.x[1];
+      if (need[0]) xb[0] = ta ? matmul(b, yb, tb, true, r.site) : matmul(yb, b, false, !tb, r.site);
+      if (need[1]) xb[1] = tb ? matmul(yb, a, true, ta, r.site) : matmul(a, yb, !ta, false, r.site);
+    }};
+
+// y = x^T (rank 2, linear)
+const Primitive transpose_p{
+    "transpose", 1,
+    [](std::span<const Shape> s, const Attrs&) {
+      if (s[0].rank() != 2) fail("needs a rank-2 operand");
+      return Shape{s[0][1], s[0][0]};
+    },
+    [](const EvalArgs& a) {
+      Tensor y = Tensor::empty(a.shape, a.dtype);
+      const int64_t r = a.in[0]->shape()[0], c = a.in[0]->shape()[1];
+      TG_DISPATCH(a.dtype, T, {
+        const T* x = a.in[0]->data<T>();
+        T* o = y.data<T>();
+        for (int64_t i = 0; i < r; ++i)
+          for (int64_t j = 0; j < c; ++j) o[j * r + i] = x[i * c + j];
+      });
+      return y;
+    },
+    [](const RuleArgs& r, std::span<const Var> d) { return transpose(d[0], r.site); },
+    [](const RuleArgs& r, Var yb, std::span<const bool>, std::span<Var> xb) { xb[0] = transpose(yb, r.site); }};
+
+Var matmul(Var a, Var b, bool ta, bool tb, Site site) {
+  if (a.empty() || b.empty()) return {};
+  Attrs at;
+  at.ta = ta;
+  at.tb = tb;
+  return make(matmul_p, {a, b}, at, site);
+}
+
+Var transpose(Var x, Site site) {
+  if (x.empty()) return {};
+  return make(transpose_p, {x}, {}, site);
+}
+
+void register_linalg(std::vector<const Primitive*>& r) {
+  r.push_back(&matmul_p);
+  r.push_back(&transpose_p);
+}
+
+}  // namespace tg::ops

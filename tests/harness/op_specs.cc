@@ -1,0 +1,113 @@
+#include "tests/harness/op_specs.h"
+
+#include "ops/ops.h"
+
+namespace tg::check {
+
+namespace {
+using V = std::vector<Var>;
+using In = std::span<const Var>;
+
+// A fixed 0/1 mask of the given shape (a data constant, not differentiated).
+Var mask(Graph& g, const Shape& s) {
+  Tensor m = Tensor::empty(s, DType::f64);
+  for (int64_t i = 0; i < m.size(); ++i) m.data<double>()[i] = (i * 7 + 3) % 5 < 3 ? 1.0 : 0.0;
+  return g.input(m);
+}
+Var data(Graph& g, const Shape& s, double lo, double hi, uint64_t seed) {
+  return g.input(random_inputs({s}, lo, hi, seed)[0]);
+}
+}  // namespace
+
+const std::vector<OpSpec>& op_specs() {
+  static const std::vector<OpSpec> specs = {
+      // arithmetic (broadcasting cases included)
+      {"add", {{3, 4}, {4}}, -1, 1, [](Graph&, In x) { return V{ops::add(x[0], x[1])}; }},
+      {"sub", {{3, 1}, {3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::sub(x[0], x[1])}; }},
+      {"mul", {{3, 4}, {3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mul(x[0], x[1])}; }},
+      {"div", {{3, 4}, {1, 4}}, 0.5, 2, [](Graph&, In x) { return V{ops::div(x[0], x[1])}; }},
+      {"neg", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::neg(x[0])}; }},
+      {"scale", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::scale(x[0], -2.5)}; }},
+      {"add_scalar", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::add_scalar(x[0], 0.7) * x[0]}; }},
+      {"greater", {{3, 4}, {4}}, -1, 1, [](Graph&, In x) { return V{ops::greater(x[0], x[1]) * x[0]}; }},
+      // elementwise
+      {"exp", {{3, 4}}, -2, 2, [](Graph&, In x) { return V{ops::exp(x[0])}; }},
+      {"log", {{3, 4}}, 0.5, 3, [](Graph&, In x) { return V{ops::log(x[0])}; }},
+      {"tanh", {{3, 4}}, -2, 2, [](Graph&, In x) { return V{ops::tanh(x[0])}; }},
+      {"logistic", {{3, 4}}, -3, 3, [](Graph&, In x) { return V{ops::logistic(x[0])}; }},
+      {"relu", {{3, 4}}, 0.1, 1, [](Graph&, In x) { return V{ops::relu(x[0]) * ops::relu(ops::neg(x[0]) + 2.0)}; }},
+      {"square", {{3, 4}}, -2, 2, [](Graph&, In x) { return V{ops::square(x[0])}; }},
+      {"sqrt", {{3, 4}}, 0.5, 3, [](Graph&, In x) { return V{ops::sqrt(x[0])}; }},
+      {"abs", {{3, 4}}, 0.2, 1, [](Graph&, In x) { return V{ops::abs(x[0]) * ops::abs(ops::neg(x[0]))}; }},
+      {"pow", {{3, 4}}, 0.5, 2, [](Graph&, In x) { return V{ops::pow(x[0], 2.5)}; }},
+      {"sign", {{3, 4}}, 0.2, 1, [](Graph&, In x) { return V{ops::sign(x[0]) * x[0]}; }},
+      {"step", {{3, 4}}, 0.2, 1, [](Graph&, In x) { return V{ops::step(x[0] - 0.6) * ops::square(x[0])}; }},
+      {"softplus", {{3, 4}}, -3, 3, [](Graph&, In x) { return V{ops::softplus(x[0])}; }},
+      // linear algebra
+      {"matmul", {{3, 4}, {4, 2}}, -1, 1, [](Graph&, In x) { return V{ops::matmul(x[0], x[1])}; }},
+      {"matmul_ta_tb", {{4, 3}, {2, 4}}, -1, 1, [](Graph&, In x) {
+         return V{ops::matmul(x[0], x[1], true, true), ops::matmul(x[1], x[0], false, false)};
+       }},
+      {"transpose", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::transpose(x[0])}; }},
+      // reductions and broadcasting
+      {"sum", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::sum(ops::square(x[0]))}; }},
+      {"sum_axis", {{3, 4, 2}}, -1, 1, [](Graph&, In x) { return V{ops::sum(x[0], 1), ops::sum(x[0], 0, true)}; }},
+      {"max", {{3, 5}}, -1, 1, [](Graph&, In x) { return V{ops::max(x[0], 1), ops::max(x[0], 0, true)}; }},
+      {"argmax_mask", {{3, 5}}, -1, 1, [](Graph&, In x) { return V{ops::argmax_mask(x[0], 1) * x[0]}; }},
+      {"broadcast_to", {{4, 1}}, -1, 1, [](Graph&, In x) { return V{ops::broadcast_to(x[0], {2, 4, 3})}; }},
+      {"sum_to", {{2, 4, 3}}, -1, 1, [](Graph&, In x) { return V{ops::sum_to(x[0], {4, 1}), ops::sum_to(x[0], {3})}; }},
+      // shape ops
+      {"reshape", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::reshape(x[0], {2, 6}) * ops::reshape(x[0], {2, 6})}; }},
+      {"slice", {{3, 5}}, -1, 1, [](Graph&, In x) { return V{ops::slice(x[0], 1, 1, 4), ops::slice(x[0], 0, 2, 3)}; }},
+      {"pad", {{3, 2}}, -1, 1, [](Graph&, In x) { return V{ops::pad(x[0], 1, 1, {3, 5})}; }},
+      {"concat", {{3, 2}, {3, 3}}, -1, 1, [](Graph&, In x) {
+         Var parts[] = {x[0], x[1], x[0]};
+         return V{ops::concat(parts, 1)};
+       }},
+      {"split", {{3, 6}}, -1, 1, [](Graph&, In x) {
+         V p = ops::split(x[0], 1, 3);
+         return V{p[0] * p[1], p[2]};
+       }},
+      {"gather_rows", {{4, 3}}, -1, 1, [](Graph&, In x) {
+         return V{ops::gather_rows(x[0], ops::make_index({2, 0, 2, 3, 1}))};
+       }},
+      {"scatter_add_rows", {{5, 3}}, -1, 1, [](Graph&, In x) {
+         return V{ops::scatter_add_rows(x[0], ops::make_index({2, 0, 2, 3, 1}), 4)};
+       }},
+      {"where", {{3, 4}, {3, 4}}, -1, 1, [](Graph& g, In x) {
+         return V{ops::where(mask(g, {3, 4}), x[0], ops::square(x[1]))};
+       }},
+      {"stop_gradient", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::stop_gradient(x[0]) * 2.0}; }, false},
+      {"fill", {{3, 4}}, -1, 1, [](Graph& g, In x) { return V{x[0] * ops::fill(g, {3, 4}, 1.5, DType::f64)}; }},
+      {"one_hot", {{3, 4}}, -1, 1, [](Graph& g, In x) {
+         return V{x[0] * ops::one_hot(g, ops::make_index({3, 0, 1}), 4, DType::f64)};
+       }},
+      // composites
+      {"mean", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mean(ops::square(x[0]))}; }},
+      {"mean_axis", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mean(x[0], 0), ops::mean(x[0], 1, true)}; }},
+      {"softmax", {{3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::softmax(x[0], 1), ops::softmax(x[0], 0)}; }},
+      {"log_softmax", {{3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::log_softmax(x[0])}; }},
+      {"logsumexp", {{3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::logsumexp(x[0], 1), ops::logsumexp(x[0], 0, true)}; }},
+      {"l2norm", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::l2norm(x[0])}; }},
+      {"softmax_xent", {{4, 5}}, -2, 2, [](Graph& g, In x) {
+         Var m = g.input(Tensor::from({4}, std::vector<double>{1, 0, 1, 1}, DType::f64));
+         return V{losses::softmax_xent(x[0], ops::make_index({1, 4, 0, 2}), m),
+                  losses::softmax_xent(x[0], ops::make_index({3, 3, 0, 1}), {}, false)};
+       }},
+      {"sigmoid_bce", {{3, 4}}, -3, 3, [](Graph& g, In x) {
+         return V{losses::sigmoid_bce(x[0], data(g, {3, 4}, 0, 1, 7), mask(g, {3, 4}))};
+       }},
+      {"squared_error", {{3, 4}}, -2, 2, [](Graph& g, In x) {
+         return V{losses::squared_error(x[0], data(g, {3, 4}, -1, 1, 8)),
+                  losses::squared_error(x[0], data(g, {3, 4}, -1, 1, 9), g.input(Tensor::from({4}, std::vector<double>{1, 0, 2, 1}, DType::f64)))};
+       }},
+      // shared subexpressions: f(x) = g(x) + g(x) must count both uses
+      {"shared_subexpression", {{3, 4}}, -1, 1, [](Graph&, In x) {
+         Var t = ops::tanh(x[0]);
+         return V{t * t + t};
+       }},
+  };
+  return specs;
+}
+
+}  // namespace tg::check

@@ -1,0 +1,38 @@
+// tapegrad gradcheck: one line per op (name, PASS/FAIL, worst relative error); exit 0 only if all pass.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "tests/harness/op_specs.h"
+#include "tools/commands.h"
+
+namespace tg::cli {
+
+Run add_gradcheck(CLI::App& app) {
+  auto only = std::make_shared<std::string>();
+  auto order = std::make_shared<int>(2);
+  app.add_option("--op", *only, "check only this op");
+  app.add_option("--order", *order, "derivative order to check (1 or 2)")->check(CLI::Range(1, 2));
+  return [only, order] {
+    int failed = 0, n = 0;
+    for (const auto& spec : check::op_specs()) {
+      if (!only->empty() && spec.op != *only) continue;
+      check::Options opt;
+      opt.order = *order;
+      opt.finite_differences = spec.finite_differences;
+      check::Report r = check::check_fn(spec.fn, check::random_inputs(spec.shapes, spec.lo, spec.hi, 42), opt);
+      ++n;
+      failed += !r.ok;
+      fmt::print("{:<22} {}  worst {:.1e}  (fd {:.1e} dot {:.1e} fd2 {:.1e} dot2 {:.1e} lin {:.1e}){}{}\n", spec.op,
+                 r.ok ? "PASS" : "FAIL", r.worst, r.fd1, r.dot1, r.fd2, r.dot2, r.lin, r.ok ? "" : "  ", r.failure);
+    }
+    if (n == 0) {
+      fmt::print(stderr, "tapegrad gradcheck: no op named '{}'\n", *only);
+      return 2;
+    }
+    fmt::print("{} ops checked in float64 at order {}: {} passed, {} failed\n", n, *order, n - failed, failed);
+    return failed ? 1 : 0;
+  };
+}
+
+}  // namespace tg::cli

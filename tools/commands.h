@@ -1,0 +1,9 @@
+// Subcommands of the `tapegrad` command; each registers its options and returns its exit code.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace tg::cli {
+using Run = std::function<int()>;
+Run add_gradcheck(CLI::App& app);
+}  // namespace tg::cli

@@ -1,0 +1,36 @@
+// tapegrad: the model-zoo command. Git-style subcommands; exit 0 on success, 1 when a check fails,
+// 2 on bad input (with one clear error line).
+#include <cstdio>
+#include <map>
+
+#include "core/error.h"
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tapegrad: recurrent networks trained with first- and second-order methods"};
+  app.require_subcommand(1);
+  std::map<CLI::App*, tg::cli::Run> runs;
+  auto reg = [&](const char* name, const char* help, auto add) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    runs[sub] = add(*sub);
+  };
+  reg("gradcheck", "check every op's JVP/VJP (finite differences, dot-product test, 2nd order, linearize)",
+      tg::cli::add_gradcheck);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    for (auto& [sub, run] : runs)
+      if (sub->parsed()) return run();
+  } catch (const tg::Error& e) {
+    std::fprintf(stderr, "tapegrad: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tapegrad: error: %s\n", e.what());
+    return 2;
+  }
+  return 2;
+}
