@@ -1,0 +1,70 @@
+// The model interface: a model owns a ParamSet and unrolls itself over a batch of sequences as a
+// graph of generic ops. No model contains derivative code; gradients, Gauss-Newton and Hessian
+// products come from the engine.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/graph.h"
+#include "core/params.h"
+#include "ops/ops.h"
+
+namespace tg::models {
+
+// A batch of B sequences of T steps, time-major. Inputs are either symbols (one index per sequence
+// and step: a column lookup, no one-hot matmul) or dense vectors [B, in].
+struct Sequence {
+  int64_t T = 0, B = 0;
+  std::vector<ops::Index> symbols;  // T entries of B indices in [0, in), or empty
+  std::vector<Tensor> dense;        // T entries of [B, in], or empty
+  // Optional per-step input masks, T entries of [B] (1 = a real step, 0 = padding): where 0 the
+  // state is carried over unchanged, so variable-length sequences can share a batch.
+  std::vector<Tensor> mask;
+};
+
+// What the output layer's units are: the matching loss follows (softmax + cross-entropy,
+// logistic + binary cross-entropy, linear + squared error), which makes Gauss-Newton PSD.
+enum class OutputKind { softmax, logistic, linear };
+
+struct Outputs {
+  std::vector<Var> logits;  // per step [B, out]: pre-nonlinearity outputs (Gauss-Newton block), tag "logits"
+  std::vector<Var> preact;  // per step [B, H]: hidden pre-activations (structural damping), tag "preact"
+  std::vector<Var> hidden;  // per step [B, H]: the state read by the output layer
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual const std::string& kind() const = 0;  // registry name
+  virtual Outputs unroll(Graph& g, const Sequence& xs) const = 0;  // binds params() into g
+  virtual OutputKind output_kind() const = 0;
+  ParamSet& params() { return params_; }
+  const ParamSet& params() const { return params_; }
+
+ protected:
+  explicit Model(DType dt) : params_(dt) {}
+  ParamSet params_;
+};
+
+// Everything a factory may read: sizes, activation, initialisation etc. as JSON (so the CLI and
+// config files can set any option), plus the dtype and a seeded RNG for initialisation.
+using Factory = std::function<std::unique_ptr<Model>(const nlohmann::json& cfg, DType dt, Rng& rng)>;
+
+struct ModelInfo {
+  std::string name;         // "rnn", "lstm", "mlstm", ...
+  std::string description;  // one line
+  std::string seed;         // which seed document(s): "000, 001"
+  nlohmann::json defaults;  // every option with its default value
+  Factory make;
+};
+
+const std::vector<ModelInfo>& registry();
+const ModelInfo& find(const std::string& name);  // throws tg::Error naming the known models
+// Merges user options over the defaults; unknown keys are an error naming the key and the model.
+nlohmann::json resolve(const ModelInfo& info, const nlohmann::json& user);
+
+}  // namespace tg::models
