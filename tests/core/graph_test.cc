@@ -1,0 +1,126 @@
+// Graph basics: eager evaluation, symbolic zeros, several live graphs, dtypes, params binding.
+#include <gtest/gtest.h>
+
+#include "core/ad.h"
+#include "core/error.h"
+#include "core/graph.h"
+#include "ops/ops.h"
+
+namespace tg {
+namespace {
+
+Tensor t2(std::vector<double> v, int64_t r, int64_t c, DType dt = DType::f64) { return Tensor::from({r, c}, v, dt); }
+
+TEST(Graph, EvaluatesKnownNodesWhenBuilt) {
+  Graph g;
+  Var a = g.input(t2({1, 2, 3, 4}, 2, 2));
+  Var b = g.input(t2({5, 6, 7, 8}, 2, 2));
+  Var c = ops::matmul(a, b) + a;
+  EXPECT_EQ(c.value().to_vector(), (std::vector<double>{1 + 19, 2 + 22, 3 + 43, 4 + 50}));
+}
+
+TEST(Graph, BroadcastingAddOfBiasRow) {
+  Graph g;
+  Var a = g.input(t2({1, 2, 3, 4, 5, 6}, 2, 3));
+  Var b = g.input(Tensor::from({3}, std::vector<double>{10, 20, 30}, DType::f64));
+  EXPECT_EQ((a + b).value().to_vector(), (std::vector<double>{11, 22, 33, 14, 25, 36}));
+  EXPECT_EQ(ops::sum_to(a, {3}).value().to_vector(), (std::vector<double>{5, 7, 9}));
+}
+
+TEST(Graph, SymbolicZerosPropagateThroughLinearOps) {
+  Graph g;
+  Var a = g.input(t2({1, 2, 3, 4}, 2, 2));
+  Var zero;
+  EXPECT_EQ(ops::add(a, zero), a);
+  EXPECT_TRUE(ops::matmul(zero, a).empty());
+  EXPECT_TRUE(ops::mul(a, zero).empty());
+  int before = g.size();
+  (void)ops::scale(zero, 3.0);
+  EXPECT_EQ(g.size(), before) << "ops on symbolic zeros must not build nodes";
+}
+
+TEST(Graph, SeveralGraphsLiveAtOnceAndInputsCannotCross) {
+  Graph g1, g2;
+  Var a = g1.input(t2({1, 2, 3, 4}, 2, 2));
+  Var b = g2.input(t2({1, 2, 3, 4}, 2, 2));
+  EXPECT_THROW(ops::add(a, b), Error);
+  EXPECT_EQ((a * a).value().at(3), 16.0);
+  EXPECT_EQ((b * 2.0).value().at(3), 8.0);
+}
+
+TEST(Graph, Float32AndFloat64InOneBuild) {
+  Graph g;
+  Var a = g.input(t2({1, 2, 3, 4}, 2, 2, DType::f32));
+  Var b = g.input(t2({1, 2, 3, 4}, 2, 2, DType::f64));
+  EXPECT_EQ(ops::tanh(a).dtype(), DType::f32);
+  EXPECT_EQ(ops::tanh(b).dtype(), DType::f64);
+  EXPECT_NEAR(ops::tanh(a).value().at(1), std::tanh(2.0), 1e-6);
+  EXPECT_THROW(ops::add(a, b), ShapeError);  // mixed dtypes are refused
+}
+
+TEST(Params, BindSnapshotsValuesAndGradIsIdempotent) {
+  ParamSet ps(DType::f64);
+  ParamId w = ps.add("w", Tensor::from({2}, std::vector<double>{1.0, -2.0}, DType::f64));
+  Graph g;
+  g.bind(ps);
+  Var loss = ops::sum(ops::square(g[w]));
+  auto [v1, g1] = ad::value_and_grad(loss);
+  auto [v2, g2] = ad::value_and_grad(loss);
+  EXPECT_DOUBLE_EQ(v1, 5.0);
+  EXPECT_EQ(g1.flat().to_vector(), (std::vector<double>{2.0, -4.0}));
+  EXPECT_EQ(g2.flat().to_vector(), g1.flat().to_vector()) << "gradients never accumulate";
+  ps.values().axpy(-0.5, g1);  // an optimizer step does not touch the existing graph
+  EXPECT_EQ(g[w].value().to_vector(), (std::vector<double>{1.0, -2.0}));
+  EXPECT_EQ(ps.value(w).to_vector(), (std::vector<double>{0.0, 0.0}));
+}
+
+TEST(Params, ParamVecAlgebra) {
+  ParamSet ps(DType::f32);
+  ps.add("a", {2, 2}, init::constant(1.0));
+  ps.add("b", {3}, init::constant(2.0));
+  ParamVec v = ps.values().clone();
+  EXPECT_EQ(v.size(), 7);
+  EXPECT_DOUBLE_EQ(v.dot(v), 4 * 1.0 + 3 * 4.0);
+  v.axpy(2.0, ps.values()).scale(0.5);
+  EXPECT_DOUBLE_EQ(v.part(1).at(0), 3.0);
+  EXPECT_NEAR(v.norm(), std::sqrt(4 * 2.25 + 3 * 9.0), 1e-6);
+  ParamSet p64 = ps.cast(DType::f64);
+  EXPECT_EQ(p64.values().dtype(), DType::f64);
+  EXPECT_EQ(p64.value(*p64.find("b")).at(2), 2.0);
+}
+
+TEST(Ad, UnusedInputGetsZeroAndUnreachableOutputIsSymbolicZero) {
+  Graph g;
+  Var x = g.input(t2({1, 2, 3, 4}, 2, 2));
+  Var unused = g.input(t2({1, 2, 3, 4}, 2, 2));
+  Var y = ops::sum(ops::square(x));
+  std::vector<Var> wrt = {x, unused};
+  std::vector<Var> gr = ad::grad(y, wrt);
+  EXPECT_FALSE(gr[0].empty());
+  EXPECT_TRUE(gr[1].empty());
+  Var in[] = {unused};
+  Var tan[] = {g.input(t2({1, 1, 1, 1}, 2, 2))};
+  Var out[] = {y};
+  EXPECT_TRUE(ad::jvp(out, in, tan)[0].empty());
+}
+
+TEST(Ad, AdjointsAtIntermediatesAndExtraSeeds) {
+  // y = sum(tanh(u)), u = 2x. Seed 1 at y plus a seed s at u: adjoint at u = (1 - tanh²u) + s.
+  Graph g;
+  Var x = g.input(Tensor::from({3}, std::vector<double>{0.1, -0.2, 0.3}, DType::f64));
+  Var u = ops::scale(x, 2.0);
+  Var y = ops::sum(ops::tanh(u));
+  Var s = g.input(Tensor::from({3}, std::vector<double>{1, 2, 3}, DType::f64));
+  ad::Seed seeds[] = {{y, ops::fill(g, {}, 1.0, DType::f64)}, {u, s}};
+  Var wrt[] = {x, u};
+  std::vector<Var> c = ad::vjp(seeds, wrt);
+  for (int i = 0; i < 3; ++i) {
+    double uu = 2 * x.value().at(i);
+    double du = 1 - std::tanh(uu) * std::tanh(uu) + (i + 1);
+    EXPECT_NEAR(c[1].value().at(i), du, 1e-14);
+    EXPECT_NEAR(c[0].value().at(i), 2 * du, 1e-14);
+  }
+}
+
+}  // namespace
+}  // namespace tg
