@@ -52,6 +52,19 @@ void Graph::bind(const ParamSet& ps) {
   param_leaf_.resize(ps.count(), -1);
 }
 
+void Graph::bind(const ParamSet& ps, std::span<const Var> leaves) {
+  bind(ps);
+  if (static_cast<int32_t>(leaves.size()) != ps.count())
+    throw Error(fmt::format("graph: bind with {} leaves for {} parameters", leaves.size(), ps.count()));
+  for (int32_t i = 0; i < ps.count(); ++i) {
+    const Var& v = leaves[i];
+    if (v.graph() != this || v.shape() != ps.shape(ParamId{i}) || v.dtype() != ps.dtype())
+      throw ShapeError(fmt::format("graph: leaf {} does not fit parameter '{}' {} {}", i, ps.name(ParamId{i}),
+                                   ps.shape(ParamId{i}).str(), dtype_name(ps.dtype())));
+    param_leaf_[i] = v.id();
+  }
+}
+
 Var Graph::operator[](ParamId p) {
   if (!params_) throw Error("graph: g[param] needs g.bind(params) first");
   if (p.index < 0 || p.index >= params_->count())

@@ -48,6 +48,9 @@ class Graph {
   Var placeholder(const Shape& s, DType dt, Site site = Site::current());  // set by a Segment
   // Binds a ParamSet: g[p] is then a leaf holding a snapshot of parameter p (created on first use).
   void bind(const ParamSet& ps);
+  // Binds with caller-made leaves standing for the parameters (one per parameter, same shapes), so a
+  // model can be differentiated as a function of arbitrary inputs (the gradient-check harness does).
+  void bind(const ParamSet& ps, std::span<const Var> leaves);
   Var operator[](ParamId p);
   const ParamSet* params() const { return params_; }
   std::vector<Var> param_leaves();  // one per parameter of the bound set, creating missing ones

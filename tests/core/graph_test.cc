@@ -124,3 +124,20 @@ TEST(Ad, AdjointsAtIntermediatesAndExtraSeeds) {
 
 }  // namespace
 }  // namespace tg
+
+namespace tg {
+namespace {
+TEST(Params, BindToCallerLeaves) {
+  ParamSet ps(DType::f64);
+  ParamId w = ps.add("w", Tensor::from({2}, std::vector<double>{1.0, -2.0}, DType::f64));
+  Graph g;
+  Var leaf = g.input(Tensor::from({2}, std::vector<double>{3.0, 4.0}, DType::f64));
+  Var leaves[] = {leaf};
+  g.bind(ps, leaves);
+  EXPECT_EQ(g[w], leaf);
+  Var bad[] = {g.input(Tensor::from({3}, std::vector<double>{1, 2, 3}, DType::f64))};
+  Graph g2;
+  EXPECT_THROW(g2.bind(ps, bad), Error);
+}
+}  // namespace
+}  // namespace tg
