@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "core/error.h"
 #include "ops/ops.h"
@@ -66,7 +67,7 @@ std::vector<Var> jvp(std::span<const Var> outputs, std::span<const Var> inputs, 
   }
   std::vector<Var> tan(n);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].empty() || tangents[i].empty()) continue;
+    if (inputs[i].empty() || tangents[i].empty() || inputs[i].id() > hi) continue;  // built after every output
     size_t k = static_cast<size_t>(inputs[i].id() - lo);
     is_input[k] = 1;
     tan[k] = ops::add(tan[k], tangents[i]);
@@ -140,24 +141,30 @@ std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt) {
     size_t k = static_cast<size_t>(s.at.id() - lo);
     if (dep[k]) cot[k] = ops::add(cot[k], s.cotangent);
   }
-  std::vector<char> need;
+  // Rules take std::span<const bool>, which std::vector<bool> cannot give: a plain buffer, grown for
+  // variadic nodes (a concat of every time step's logits has T inputs).
+  std::unique_ptr<bool[]> need(new bool[8]);
+  size_t need_cap = 8;
   std::vector<Var> xbar;
   for (int32_t id = hi; id >= lo; --id) {
     const size_t k = static_cast<size_t>(id - lo);
     if (cot[k].empty() || !dep[k] || !anc[k]) continue;
     const Node& nd = g.node(id);
     if (!nd.prim->differentiable || !nd.prim->vjp) continue;
-    need.assign(nd.in.size(), 0);
+    const size_t arity = nd.in.size();
+    if (arity > need_cap) {
+      need_cap = arity;
+      need.reset(new bool[need_cap]);
+    }
     bool any = false;
-    for (size_t i = 0; i < nd.in.size(); ++i)
-      if (nd.in[i] >= lo && dep[nd.in[i] - lo] && anc[nd.in[i] - lo]) any = need[i] = 1;
+    for (size_t i = 0; i < arity; ++i) {
+      need[i] = nd.in[i] >= lo && dep[nd.in[i] - lo] && anc[nd.in[i] - lo];
+      any |= need[i];
+    }
     if (!any) continue;
     RuleCall c = rule_call(g, id);
     xbar.assign(c.x.size(), Var());
-    bool need_arr[64];
-    TG_ASSERT(need.size() <= 64, "vjp: more than 64 inputs at node {}", id);
-    for (size_t i = 0; i < need.size(); ++i) need_arr[i] = need[i];
-    c.prim->vjp(RuleArgs{c.x, Var(&g, id), c.attrs, c.site}, cot[k], std::span<const bool>(need_arr, need.size()),
+    c.prim->vjp(RuleArgs{c.x, Var(&g, id), c.attrs, c.site}, cot[k], std::span<const bool>(need.get(), arity),
                 xbar);
     for (size_t i = 0; i < xbar.size(); ++i) {
       if (!need[i] || xbar[i].empty()) continue;

@@ -1,0 +1,82 @@
+// Errors name the op, the shapes and the user's file:line; check_finite names the first bad node.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.h"
+#include "core/graph.h"
+#include "ops/ops.h"
+
+namespace tg {
+namespace {
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Errors, ShapeMismatchNamesOpShapesAndCallerLine) {
+  Graph g;
+  Var a = g.input(Tensor::zeros({32, 128}, DType::f32));
+  Var b = g.input(Tensor::zeros({64, 86}, DType::f32));
+  int line = 0;
+  std::string msg = message_of([&] {
+    ScopeGuard s(g, "mrnn/t", 3);
+    line = __LINE__ + 1;
+    ops::matmul(a, b);
+  });
+  EXPECT_NE(msg.find("matmul"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[32,128]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[64,86]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("errors_test.cc:" + std::to_string(line)), std::string::npos) << msg;
+  EXPECT_NE(msg.find("mrnn/t=3"), std::string::npos) << msg;
+}
+
+TEST(Errors, OperatorsReportTheCallerToo) {
+  Graph g;
+  Var a = g.input(Tensor::zeros({3, 4}, DType::f64));
+  Var b = g.input(Tensor::zeros({5}, DType::f64));
+  int line = __LINE__ + 1;
+  std::string msg = message_of([&] { (void)(a + b); });
+  EXPECT_NE(msg.find("add: cannot broadcast: [3,4] x [5]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("errors_test.cc:" + std::to_string(line)), std::string::npos) << msg;
+}
+
+TEST(Errors, BadArgumentsOfShapeOps) {
+  Graph g;
+  Var x = g.input(Tensor::zeros({3, 4}, DType::f64));
+  EXPECT_NE(message_of([&] { ops::slice(x, 1, 2, 9); }).find("slice: bounds [2, 9)"), std::string::npos);
+  EXPECT_NE(message_of([&] { ops::reshape(x, {5, 2}); }).find("reshape: cannot reshape to [5,2]"), std::string::npos);
+  EXPECT_NE(message_of([&] { ops::gather_rows(x, ops::make_index({0, 3})); }).find("index 3 out of range"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { ops::sum(x, 2); }).find("axis 2 out of range"), std::string::npos);
+}
+
+TEST(Errors, CheckFiniteNamesTheFirstNonFiniteNode) {
+  Graph g(GraphOptions{.check_finite = true});
+  Var x = g.input(Tensor::from({2}, std::vector<double>{1.0, -1.0}, DType::f64));
+  std::string msg;
+  int line = 0;
+  {
+    ScopeGuard s(g, "head");
+    line = __LINE__ + 1;
+    msg = message_of([&] { ops::log(x); });
+  }
+  EXPECT_NE(msg.find("check_finite"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("= log"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("head"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("errors_test.cc:" + std::to_string(line)), std::string::npos) << msg;
+}
+
+TEST(Errors, WithoutCheckFiniteNaNsFlowSilently) {
+  Graph g;
+  Var x = g.input(Tensor::from({1}, std::vector<double>{-1.0}, DType::f64));
+  EXPECT_TRUE(std::isnan(ops::log(x).value().at(0)));
+}
+
+}  // namespace
+}  // namespace tg
