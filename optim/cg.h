@@ -1,0 +1,44 @@
+// Linear conjugate gradient on ParamVec, as HF uses it (Martens 2010): minimises
+// q(x) = ½ xᵀ A x - bᵀ x (i.e. solves A x = b) from a warm start, with the relative-progress stop,
+// an iteration cap, stored iterates for CG backtracking, an optional diagonal preconditioner, and a
+// per-iteration hook for stops that look at the true objective.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/params.h"
+
+namespace tg::optim {
+
+using LinearOp = std::function<ParamVec(const ParamVec&)>;
+
+struct CgOptions {
+  int max_iters = 300;
+  int min_iters = 1;
+  // Martens' progress stop: at iteration i with k = max(progress_k, progress_frac * i), stop when
+  // i > k, q_i < 0 and (q_i - q_{i-k}) / q_i < k * progress_eps.
+  bool progress_stop = true;
+  double progress_eps = 5e-4;
+  int progress_k = 10;
+  double progress_frac = 0.1;
+  double residual_tol = 1e-10;  // stop when ||r|| <= residual_tol * ||b||
+  double save_ratio = 1.3;      // keep iterates at i = ceil(1.3^j) (and the last) for backtracking
+  // Diagonal preconditioner M (x -> M⁻¹ x); empty: none.
+  std::function<ParamVec(const ParamVec&)> precondition;
+  // Called after each iteration with (i, x_i, the step α_i p_i, q_i); return true to stop.
+  std::function<bool(int, const ParamVec&, const ParamVec&, double)> on_iter;
+};
+
+struct CgResult {
+  ParamVec x;                                   // the last iterate
+  int iters = 0;
+  std::vector<std::pair<int, ParamVec>> saved;  // (iteration, iterate), increasing; includes the last
+  std::vector<double> q;                        // q(x_i), i = 0..iters
+  std::string stop;                             // why it stopped
+  int products = 0;                             // A-products used
+};
+
+CgResult conjugate_gradient(const LinearOp& A, const ParamVec& b, const ParamVec& x0, const CgOptions& opt);
+
+}  // namespace tg::optim

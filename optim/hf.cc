@@ -1,0 +1,244 @@
+#include "optim/hf.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+
+namespace tg::optim {
+
+namespace {
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+ParamVec plus(const ParamVec& theta, double a, const ParamVec& d) { return theta.clone().axpy(a, d); }
+bool finite(double x) { return std::isfinite(x); }
+}  // namespace
+
+HessianFree::HessianFree(HfConfig cfg) : cfg_(cfg), lambda_(cfg.lambda) {
+  if (!(cfg_.lambda >= 0)) throw Error("hf: lambda must be >= 0");
+  if (cfg_.max_cg < 1) throw Error("hf: max_cg must be >= 1");
+  if (cfg_.precondition) throw Error("hf: the diagonal preconditioner is not implemented yet");
+}
+
+HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_batch, const Batch& curv_batch) {
+  HfStats st;
+  st.lambda = lambda_;
+  const int64_t n_grad = obj.cost(grad_batch), n_curv = obj.cost(curv_batch);
+
+  auto eg = obj.evaluate(theta, grad_batch);
+  st.loss = st.new_loss = eg->value();
+  ParamVec g = eg->grad();
+  st.sequences += 2 * n_grad;  // forward + backward
+  st.grad_norm = g.norm();
+  auto reject = [&](const char* why) {
+    st.cg_stop = why;
+    st.rho = kNegInf;
+    lambda_ = std::max(cfg_.min_lambda, lambda_ * cfg_.lm_increase);
+    st.next_lambda = lambda_;
+    prev_ = ParamVec();
+    return st;
+  };
+  if (!finite(st.loss) || !g.all_finite()) return reject("nonfinite_gradient");
+  eg.reset();  // the big batch's tape is no longer needed
+
+  auto ec = obj.evaluate(theta, curv_batch);
+  const double fc0 = ec->value();
+  st.sequences += n_curv;
+  if (!finite(fc0)) return reject("nonfinite_loss");
+  const double lam = lambda_;
+  const bool structural = cfg_.mu > 0 && ec->has_structural();
+  const double sd_weight = cfg_.mu_times_lambda ? lam * cfg_.mu : cfg_.mu;
+  LinearOp B = [&](const ParamVec& v) {
+    ParamVec out = cfg_.curvature == Curvature::gauss_newton ? ec->gnvp(v)
+                   : cfg_.curvature == Curvature::hessian    ? ec->hvp(v)
+                                                             : ec->fisher_vp(v);
+    if (structural) out.axpy(sd_weight, ec->structural_gnvp(v));
+    st.sequences += n_curv;
+    return out.axpy(lam, v);
+  };
+  auto f_curv = [&](const ParamVec& delta) {
+    st.sequences += n_curv;
+    return obj.value(plus(theta, 1.0, delta), curv_batch);
+  };
+
+  CgOptions co;
+  co.max_iters = cfg_.max_cg;
+  co.min_iters = cfg_.min_cg;
+  co.progress_eps = cfg_.progress_eps;
+  ParamVec b = g.clone().scale(-1.0);
+  ParamVec x0 = prev_.size() == theta.size() ? prev_.clone().scale(cfg_.cg_decay) : theta.clone().fill(0);
+
+  // Krause's line-search damping / the augmented greedy search: a separate update built from the
+  // conjugate steps, each scaled by a 1-D search on the true objective.
+  ParamVec x_f = theta.clone().fill(0);
+  double f_xf = fc0;
+  int failed = 0;
+  double best_reduction = 0;
+  co.on_iter = [&](int i, const ParamVec& x, const ParamVec& step, double) {
+    if (cfg_.rule == StepRule::line_search_damping) {
+      // ε ← 1; keep shrinking by τ while the loss keeps improving (Krause Alg. 5)
+      double eps = 1.0, f = f_curv(plus(x_f, 1.0, step));
+      for (int j = 0; j < cfg_.ls_damping_tries; ++j) {
+        double f2 = f_curv(plus(x_f, cfg_.ls_damping_tau * eps, step));
+        if (f2 < f) {
+          f = f2;
+          eps *= cfg_.ls_damping_tau;
+        } else {
+          break;
+        }
+      }
+      if (finite(f) && f < f_xf) {
+        x_f.axpy(eps, step);
+        f_xf = f;
+      } else if (++failed > cfg_.ls_damping_failures) {
+        return true;
+      }
+    } else if (cfg_.rule == StepRule::augmented) {
+      double best_eps = 0, best_f = f_xf;
+      for (double eps : {2.0, 1.0, 0.5, 0.25}) {
+        double f = f_curv(plus(x_f, eps, step));
+        if (finite(f) && f < best_f) {
+          best_f = f;
+          best_eps = eps;
+        }
+      }
+      if (best_eps > 0) {
+        x_f.axpy(best_eps, step);
+        f_xf = best_f;
+      } else if (++failed > cfg_.ls_damping_failures) {
+        return true;
+      }
+    }
+    if (cfg_.true_stop_factor > 0 && i % cfg_.check_every == 0) {
+      double red = fc0 - f_curv(x);
+      best_reduction = std::max(best_reduction, red);
+      if (best_reduction > 0 && red < cfg_.true_stop_factor * best_reduction) return true;
+    }
+    return false;
+  };
+  CgResult cg = conjugate_gradient(B, b, x0, co);
+  st.cg_iters = cg.iters;
+  st.cg_stop = cg.stop;
+  prev_ = cg.x.clone();  // the next warm start is the last iterate, not the backtracked one
+
+  // choose the update and its true reduction on the curvature batch
+  ParamVec delta;
+  double f_new;
+  if (cfg_.rule == StepRule::cg_backtrack) {
+    // walk back over stored iterates while the true objective keeps improving
+    int j = static_cast<int>(cg.saved.size()) - 1;
+    double best = f_curv(cg.saved[j].second);
+    while (cfg_.backtrack && j > 0) {
+      double f = f_curv(cg.saved[j - 1].second);
+      if (!(f < best) && finite(best)) break;
+      best = f;
+      --j;
+    }
+    delta = cg.saved[j].second;
+    st.chosen_iter = cg.saved[j].first;
+    f_new = best;
+  } else {
+    delta = x_f;
+    st.chosen_iter = cg.iters;
+    f_new = f_xf;
+  }
+  // damped quadratic model at delta: gᵀδ + ½ δᵀBδ
+  st.q = g.dot(delta) + 0.5 * delta.dot(B(delta));
+  st.rho = (finite(f_new) && f_new <= fc0 && st.q < 0) ? (f_new - fc0) / st.q : kNegInf;
+  if (st.rho < cfg_.rho_low) lambda_ *= cfg_.lm_increase;
+  else if (st.rho > cfg_.rho_high) lambda_ = std::max(cfg_.min_lambda, lambda_ * cfg_.lm_decrease);
+  st.next_lambda = lambda_;
+
+  // backtracking line search on the step size, on the gradient batch
+  double alpha = 0, f_alpha = st.loss;
+  const double slope = g.dot(delta);
+  if (delta.all_finite() && slope < 0) {
+    double a = 1.0;
+    for (int k = 0; k < (cfg_.line_search ? cfg_.ls_max : 1); ++k, a *= cfg_.ls_factor) {
+      double f = obj.value(plus(theta, a, delta), grad_batch);
+      st.sequences += n_grad;
+      if (finite(f) && f <= st.loss + cfg_.armijo * a * slope) {
+        alpha = a;
+        f_alpha = f;
+        break;
+      }
+    }
+  }
+  if (alpha == 0) {
+    prev_ = ParamVec();  // the direction was useless: restart CG from zero
+    st.cg_stop += "+rejected";
+    return st;
+  }
+  ParamVec next = plus(theta, alpha, delta);
+  if (!next.all_finite()) {
+    prev_ = ParamVec();
+    st.cg_stop += "+nonfinite";
+    return st;
+  }
+  theta = std::move(next);
+  st.step = alpha;
+  st.new_loss = f_alpha;
+  st.accepted = true;
+  return st;
+}
+
+nlohmann::json to_json(const HfConfig& c) {
+  auto curv = c.curvature == Curvature::gauss_newton ? "gauss_newton" : c.curvature == Curvature::hessian ? "hessian" : "fisher";
+  auto rule = c.rule == StepRule::cg_backtrack ? "cg_backtrack" : c.rule == StepRule::line_search_damping ? "line_search_damping" : "augmented";
+  return {{"lambda", c.lambda}, {"mu", c.mu}, {"mu_times_lambda", c.mu_times_lambda}, {"curvature", curv},
+          {"rule", rule}, {"max_cg", c.max_cg}, {"min_cg", c.min_cg}, {"cg_decay", c.cg_decay},
+          {"progress_eps", c.progress_eps}, {"true_stop_factor", c.true_stop_factor}, {"check_every", c.check_every}, {"backtrack", c.backtrack},
+          {"lm_decrease", c.lm_decrease}, {"lm_increase", c.lm_increase}, {"rho_low", c.rho_low},
+          {"rho_high", c.rho_high}, {"min_lambda", c.min_lambda}, {"line_search", c.line_search},
+          {"ls_factor", c.ls_factor}, {"ls_max", c.ls_max}, {"armijo", c.armijo},
+          {"ls_damping_tries", c.ls_damping_tries}, {"ls_damping_tau", c.ls_damping_tau},
+          {"ls_damping_failures", c.ls_damping_failures}, {"precondition", c.precondition}};
+}
+
+HfConfig hf_config_from_json(const nlohmann::json& j) {
+  nlohmann::json full = to_json(HfConfig{});
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!full.contains(it.key())) throw Error(fmt::format("hf: unknown option '{}'", it.key()));
+    full[it.key()] = it.value();
+  }
+  HfConfig c;
+  try {
+    c.lambda = full["lambda"];
+    c.mu = full["mu"];
+    c.mu_times_lambda = full["mu_times_lambda"];
+    std::string curv = full["curvature"], rule = full["rule"];
+    if (curv == "gauss_newton") c.curvature = Curvature::gauss_newton;
+    else if (curv == "hessian") c.curvature = Curvature::hessian;
+    else if (curv == "fisher") c.curvature = Curvature::fisher;
+    else throw Error(fmt::format("hf: curvature must be gauss_newton, hessian or fisher, not '{}'", curv));
+    if (rule == "cg_backtrack") c.rule = StepRule::cg_backtrack;
+    else if (rule == "line_search_damping") c.rule = StepRule::line_search_damping;
+    else if (rule == "augmented") c.rule = StepRule::augmented;
+    else throw Error(fmt::format("hf: rule must be cg_backtrack, line_search_damping or augmented, not '{}'", rule));
+    c.max_cg = full["max_cg"];
+    c.min_cg = full["min_cg"];
+    c.cg_decay = full["cg_decay"];
+    c.progress_eps = full["progress_eps"];
+    c.true_stop_factor = full["true_stop_factor"];
+    c.check_every = full["check_every"];
+    c.backtrack = full["backtrack"];
+    c.lm_decrease = full["lm_decrease"];
+    c.lm_increase = full["lm_increase"];
+    c.rho_low = full["rho_low"];
+    c.rho_high = full["rho_high"];
+    c.min_lambda = full["min_lambda"];
+    c.line_search = full["line_search"];
+    c.ls_factor = full["ls_factor"];
+    c.ls_max = full["ls_max"];
+    c.armijo = full["armijo"];
+    c.ls_damping_tries = full["ls_damping_tries"];
+    c.ls_damping_tau = full["ls_damping_tau"];
+    c.ls_damping_failures = full["ls_damping_failures"];
+    c.precondition = full["precondition"];
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("hf: bad option value: {}", e.what()));
+  }
+  return c;
+}
+
+}  // namespace tg::optim

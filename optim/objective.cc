@@ -1,0 +1,47 @@
+#include "optim/objective.h"
+
+#include "core/error.h"
+
+namespace tg::optim {
+
+Evaluation::Evaluation(std::unique_ptr<Graph> g, Built built)
+    : g_(std::move(g)), built_(std::move(built)), lin_(built_.loss) {}
+
+ParamVec Evaluation::grad() {
+  if (!grad_) grad_ = lin_.grad_vec();
+  return *grad_;
+}
+
+ParamVec Evaluation::gnvp(const ParamVec& v) { return lin_.gnvp(v, built_.curvature); }
+
+ParamVec Evaluation::structural_gnvp(const ParamVec& v) {
+  if (!built_.structural) throw Error("structural damping: this objective has no structural block (no tagged pre-activations)");
+  return lin_.gnvp(v, *built_.structural);
+}
+
+ParamVec Evaluation::hvp(const ParamVec& v) { return lin_.hvp(v); }
+
+ParamVec Evaluation::fisher_vp(const ParamVec& v) {
+  if (!built_.fisher) throw Error("empirical Fisher: this objective has no per-sequence losses");
+  return lin_.gnvp(v, *built_.fisher);
+}
+
+std::vector<Tensor> Evaluation::output_values() const {
+  std::vector<Tensor> out;
+  for (const Var& v : built_.outputs) out.push_back(v.value().astype(DType::f64));
+  return out;
+}
+
+GraphObjective::GraphObjective(ParamSet params, Builder build, GraphOptions options)
+    : params_(std::move(params)), build_(std::move(build)), options_(options) {}
+
+std::unique_ptr<Evaluation> GraphObjective::evaluate(const ParamVec& theta, const Batch& b) {
+  params_.set_values(theta);
+  auto g = std::make_unique<Graph>(options_);
+  g->bind(params_);
+  Built built = build_(*g, b);
+  if (built.loss.empty() || built.loss.graph() != g.get()) throw Error("objective: the builder returned no loss on its graph");
+  return std::make_unique<Evaluation>(std::move(g), std::move(built));
+}
+
+}  // namespace tg::optim

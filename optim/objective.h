@@ -1,0 +1,75 @@
+// What optimizers see: an Objective (a loss over a flat parameter vector and a batch of data) and an
+// Evaluation (one linearization of it: value, gradient and curvature products that reuse one primal
+// pass). Optimizers never see models: HF, NAG, L-BFGS and the Riemannian methods differ only in which
+// of these calls they make.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/linearize.h"
+#include "core/params.h"
+#include "tasks/task.h"
+
+namespace tg::optim {
+
+using tasks::Batch;
+
+// A graph built at some θ on some batch: the loss and its curvature blocks.
+struct Built {
+  Var loss;                           // scalar: the objective's value
+  ad::Block curvature;                // the Gauss-Newton block: {logits}, loss
+  std::optional<ad::Block> structural;  // hidden pre-activations with a matching head (structural damping)
+  std::optional<ad::Block> fisher;      // per-sequence losses with ½Σℓ²/N (empirical Fisher)
+  std::vector<Var> outputs;           // per-step model outputs (logits), for task metrics
+};
+
+class Evaluation {
+ public:
+  Evaluation(std::unique_ptr<Graph> g, Built built);
+  double value() const { return built_.loss.value().item(); }
+  ParamVec grad();                                // cached after the first call
+  ParamVec gnvp(const ParamVec& v);               // G v, Gauss-Newton at the logits
+  ParamVec structural_gnvp(const ParamVec& v);    // G_S v (throws without a structural block)
+  ParamVec hvp(const ParamVec& v);                // exact Hessian product
+  ParamVec fisher_vp(const ParamVec& v);          // empirical Fisher product
+  bool has_structural() const { return built_.structural.has_value(); }
+  ad::Linearization& linearization() { return lin_; }
+  Graph& graph() { return *g_; }
+  const Built& built() const { return built_; }
+  std::vector<Tensor> output_values() const;      // per-step outputs as float64
+
+ private:
+  std::unique_ptr<Graph> g_;
+  Built built_;
+  ad::Linearization lin_;
+  std::optional<ParamVec> grad_;
+};
+
+class Objective {
+ public:
+  virtual ~Objective() = default;
+  virtual const ParamSet& params() const = 0;  // layout, dtype and the initial values
+  virtual std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Batch& b) = 0;
+  virtual double value(const ParamVec& theta, const Batch& b) { return evaluate(theta, b)->value(); }
+  // Sequences a forward pass over b touches (for "minibatches processed" accounting).
+  virtual int64_t cost(const Batch& b) const { return b.size(); }
+};
+
+// An objective given by a graph builder over a ParamSet (bound into the graph at θ).
+class GraphObjective : public Objective {
+ public:
+  using Builder = std::function<Built(Graph& g, const Batch& b)>;
+  GraphObjective(ParamSet params, Builder build, GraphOptions options = {});
+  const ParamSet& params() const override { return params_; }
+  std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Batch& b) override;
+
+ private:
+  ParamSet params_;
+  Builder build_;
+  GraphOptions options_;
+};
+
+}  // namespace tg::optim

@@ -1,0 +1,224 @@
+// Conjugate gradient and Hessian-free on problems with known answers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "ops/ops.h"
+#include "optim/cg.h"
+#include "optim/hf.h"
+
+namespace tg::optim {
+namespace {
+
+ParamSet vector_space(int n) {
+  ParamSet ps(DType::f64);
+  ps.add("x", {n});
+  return ps;
+}
+
+// A = Q diag(λ) Qᵀ with λ log-spaced in [1, cond], Q random orthogonal.
+void check_cg(int n, double cond, int max_iters) {
+  {
+    ParamSet ps = vector_space(n);
+    Rng rng(n);
+    std::normal_distribution<double> d(0, 1);
+    std::vector<std::vector<double>> q(n, std::vector<double>(n));
+    for (int i = 0; i < n; ++i) {
+      for (double& v : q[i]) v = d(rng);
+      for (int k = 0; k < i; ++k) {
+        double dot = 0;
+        for (int j = 0; j < n; ++j) dot += q[i][j] * q[k][j];
+        for (int j = 0; j < n; ++j) q[i][j] -= dot * q[k][j];
+      }
+      double norm = 0;
+      for (double v : q[i]) norm += v * v;
+      for (double& v : q[i]) v /= std::sqrt(norm);
+    }
+    std::vector<double> a(n * n, 0.0);
+    for (int k = 0; k < n; ++k) {
+      double lambda = std::pow(cond, n > 1 ? double(k) / (n - 1) : 0.0);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) a[i * n + j] += lambda * q[k][i] * q[k][j];
+    }
+    LinearOp A = [&](const ParamVec& x) {
+      ParamVec y = x.clone().fill(0);
+      const double* xs = x.flat().data<double>();
+      double* ys = y.flat().data<double>();
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) ys[i] += a[i * n + j] * xs[j];
+      return y;
+    };
+    ParamVec b = ParamVec::random_normal(ps.layout(), DType::f64, rng);
+    CgOptions opt;
+    opt.max_iters = max_iters;
+    opt.progress_stop = false;
+    opt.residual_tol = 1e-10;
+    CgResult r = conjugate_gradient(A, b, ps.zeros_like(), opt);
+    ParamVec resid = A(r.x).axpy(-1.0, b);
+    EXPECT_LE(r.iters, max_iters);
+    EXPECT_LT(resid.norm() / b.norm(), 1e-10) << "n=" << n << " stop=" << r.stop << " iters=" << r.iters;
+    // q decreases monotonically
+    for (size_t i = 1; i < r.q.size(); ++i) EXPECT_LE(r.q[i], r.q[i - 1] + 1e-12);
+  }
+}
+
+// In exact arithmetic CG ends in n steps; in float64 it keeps that promise while conjugacy survives
+// rounding (condition number 10 here); at condition 1e3 rounding costs extra iterations.
+TEST(ConjugateGradient, SolvesSpdQuadraticInAtMostNIterations) {
+  for (int n : {5, 20, 60, 200}) check_cg(n, 10.0, n);
+}
+TEST(ConjugateGradient, IllConditionedNeedsMoreThanNButConverges) {
+  for (int n : {20, 60}) check_cg(n, 1e3, 4 * n);
+}
+
+// Logistic regression: loss = mean BCE(x w + c, y). The model is linear in its parameters, so the
+// Gauss-Newton matrix equals the Hessian and HF with λ -> 0 and enough CG steps is Newton's method.
+struct Logistic {
+  static constexpr int N = 40, D = 3;
+  Batch batch;
+  ParamSet ps{DType::f64};
+  Logistic() {
+    ps.add("w", {D, 1});
+    ps.add("c", {1});
+    Rng rng(5);
+    std::normal_distribution<double> d(0, 1);
+    Tensor x = Tensor::empty({N, D}, DType::f64), y = Tensor::empty({N, 1}, DType::f64);
+    for (int i = 0; i < N; ++i) {
+      double s = 0.3;
+      for (int j = 0; j < D; ++j) s += (j + 1) * 0.5 * (x.data<double>()[i * D + j] = d(rng));
+      // noisy labels keep the optimum finite
+      y.data<double>()[i] = (s + 1.5 * d(rng)) > 0 ? 1.0 : 0.0;
+    }
+    batch.inputs.T = 1;
+    batch.inputs.B = N;
+    batch.inputs.dense = {x};
+    batch.targets.dense = {y};
+    batch.targets.mask = {Tensor::full({N}, 1.0, DType::f64)};
+  }
+  GraphObjective objective(bool poison = false) {
+    return GraphObjective(ps, [this, poison](Graph& g, const Batch& b) {
+      ParamId w{0}, c{1};
+      Var z = ops::matmul(g.input(b.inputs.dense[0]), g[w]) + g[c];
+      Var loss = losses::sigmoid_bce(z, g.input(b.targets.dense[0]));
+      if (poison) loss = ops::add(loss, ops::log(ops::scale(ops::sum(ops::abs(g[w])), -1.0)));  // log(<0) = NaN
+      return Built{loss, ad::Block{{z}, loss}, std::nullopt, std::nullopt, {z}};
+    });
+  }
+};
+
+// Dense Newton: θ ← θ - H⁻¹ g with H assembled from Hessian-vector products, solved by Gauss-Jordan.
+ParamVec newton_step(GraphObjective& obj, const ParamVec& theta, const Batch& b) {
+  auto ev = obj.evaluate(theta, b);
+  const int n = static_cast<int>(theta.size());
+  std::vector<std::vector<double>> h(n, std::vector<double>(n + 1));
+  ParamVec g = ev->grad();
+  for (int j = 0; j < n; ++j) {
+    ParamVec e = theta.clone().fill(0);
+    e.flat().data<double>()[j] = 1;
+    std::vector<double> col = ev->hvp(e).flat().to_vector();
+    for (int i = 0; i < n; ++i) h[i][j] = col[i];
+  }
+  for (int i = 0; i < n; ++i) h[i][n] = -g.flat().data<double>()[i];
+  for (int c = 0; c < n; ++c) {
+    int piv = c;
+    for (int r = c + 1; r < n; ++r)
+      if (std::abs(h[r][c]) > std::abs(h[piv][c])) piv = r;
+    std::swap(h[c], h[piv]);
+    for (int r = 0; r < n; ++r)
+      if (r != c) {
+        double f = h[r][c] / h[c][c];
+        for (int k = c; k <= n; ++k) h[r][k] -= f * h[c][k];
+      }
+  }
+  ParamVec next = theta.clone();
+  for (int i = 0; i < n; ++i) next.flat().data<double>()[i] += h[i][n] / h[i][i];
+  return next;
+}
+
+TEST(HessianFree, MatchesNewtonOnLogisticRegression) {
+  Logistic lr;
+  GraphObjective obj = lr.objective();
+  HfConfig cfg;
+  cfg.lambda = 0;
+  cfg.mu = 0;
+  cfg.max_cg = 10;
+  cfg.progress_eps = 0;  // run CG to convergence: HF's step is then exactly Newton's
+  cfg.cg_decay = 0;
+  cfg.backtrack = false;  // keep CG's final iterate: the Newton step
+  HessianFree hf(cfg);
+  ParamVec theta = lr.ps.zeros_like();
+  int full_steps = 0;
+  for (int it = 0; it < 10 && obj.evaluate(theta, lr.batch)->grad().norm() > 1e-12; ++it) {
+    ParamVec expect = newton_step(obj, theta, lr.batch);
+    HfStats st = hf.step(obj, theta, lr.batch, lr.batch);
+    ASSERT_TRUE(st.accepted) << "iteration " << it << " " << st.cg_stop;
+    ASSERT_EQ(st.step, 1.0) << "logistic regression: Newton's full step always decreases the loss here";
+    ParamVec diff = theta.clone().axpy(-1.0, expect);
+    EXPECT_LT(diff.norm(), 1e-8 * std::max(1.0, expect.norm())) << "iteration " << it;
+    ++full_steps;
+  }
+  EXPECT_GE(full_steps, 3);
+  auto ev = obj.evaluate(theta, lr.batch);
+  EXPECT_LT(ev->grad().norm(), 1e-10) << "converged to the optimum";
+}
+
+TEST(HessianFree, RejectsANonFiniteLossAndRaisesLambda) {
+  Logistic lr;
+  GraphObjective poisoned = lr.objective(/*poison=*/true);
+  HfConfig cfg;
+  cfg.lambda = 0.5;
+  HessianFree hf(cfg);
+  ParamVec theta = lr.ps.zeros_like().fill(0.1);
+  ParamVec before = theta.clone();
+  HfStats st = hf.step(poisoned, theta, lr.batch, lr.batch);
+  EXPECT_FALSE(st.accepted);
+  EXPECT_EQ(st.rho, -std::numeric_limits<double>::infinity());
+  EXPECT_GT(hf.lambda(), 0.5);
+  EXPECT_TRUE(theta.all_finite());
+  EXPECT_EQ(theta.flat().to_vector(), before.flat().to_vector());
+}
+
+TEST(HessianFree, RejectsAStepWhoseLossBecomesNonFinite) {
+  // finite at θ, NaN at every candidate θ + αδ: the step is rejected with ρ = -∞
+  Logistic lr;
+  GraphObjective base = lr.objective();
+  ParamVec theta0 = lr.ps.zeros_like();
+  struct Trap : Objective {
+    GraphObjective* inner;
+    ParamVec at;
+    const ParamSet& params() const override { return inner->params(); }
+    std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Batch& b) override { return inner->evaluate(theta, b); }
+    double value(const ParamVec& theta, const Batch& b) override {
+      ParamVec d = theta.clone().axpy(-1.0, at);
+      return d.norm() > 0 ? std::numeric_limits<double>::quiet_NaN() : inner->value(theta, b);
+    }
+  } trap;
+  trap.inner = &base;
+  trap.at = theta0.clone();
+  HfConfig cfg;
+  cfg.lambda = 1.0;
+  HessianFree hf(cfg);
+  ParamVec theta = theta0.clone();
+  HfStats st = hf.step(trap, theta, lr.batch, lr.batch);
+  EXPECT_FALSE(st.accepted);
+  EXPECT_EQ(st.rho, -std::numeric_limits<double>::infinity());
+  EXPECT_DOUBLE_EQ(hf.lambda(), 1.5);
+  EXPECT_TRUE(theta.all_finite());
+  EXPECT_EQ(theta.norm(), 0.0);
+}
+
+TEST(HessianFree, ConfigRoundTripsAndRejectsUnknownKeys) {
+  HfConfig c;
+  c.mu = 0.3;
+  c.rule = StepRule::line_search_damping;
+  HfConfig back = hf_config_from_json(to_json(c));
+  EXPECT_EQ(back.mu, 0.3);
+  EXPECT_EQ(back.rule, StepRule::line_search_damping);
+  EXPECT_THROW(hf_config_from_json({{"lamda", 1.0}}), Error);
+  EXPECT_THROW(hf_config_from_json({{"rule", "sideways"}}), Error);
+}
+
+}  // namespace
+}  // namespace tg::optim
