@@ -36,18 +36,30 @@ struct Outputs {
   std::vector<Var> hidden;  // per step [B, H]: the state read by the output layer
 };
 
+// A model's input and output sizes: symbolic inputs (vocab > 0: one index in [0, vocab) per sequence
+// and step) or dense inputs [B, in]; `out` output units. Data pipelines and samplers read these.
+struct IoSizes {
+  int64_t vocab = 0;
+  int64_t in = 0;
+  int64_t out = 0;
+  bool symbolic() const { return vocab > 0; }
+  int64_t input_size() const { return symbolic() ? vocab : in; }
+};
+
 class Model {
  public:
   virtual ~Model() = default;
   virtual const std::string& kind() const = 0;  // registry name
   virtual Outputs unroll(Graph& g, const Sequence& xs) const = 0;  // binds params() into g
   virtual OutputKind output_kind() const = 0;
+  const IoSizes& io() const { return io_; }
   ParamSet& params() { return params_; }
   const ParamSet& params() const { return params_; }
 
  protected:
   explicit Model(DType dt) : params_(dt) {}
   ParamSet params_;
+  IoSizes io_;
 };
 
 // Everything a factory may read: sizes, activation, initialisation etc. as JSON (so the CLI and

@@ -1,19 +1,53 @@
 // tapegrad gradcheck: one line per op (name, PASS/FAIL, worst relative error); exit 0 only if all pass.
+// With --models: one line per model spec row instead (the model's loss as a function of all its
+// parameters, float64, tiny sizes).
 #include <fmt/format.h>
 
 #include <string>
 
+#include "tests/harness/model_specs.h"
 #include "tests/harness/op_specs.h"
 #include "tools/commands.h"
 
 namespace tg::cli {
 
+namespace {
+void print_row(const std::string& name, const check::Report& r) {
+  fmt::print("{:<30} {}  worst {:.1e}  (fd {:.1e} dot {:.1e} fd2 {:.1e} dot2 {:.1e} lin {:.1e}){}{}\n", name,
+             r.ok ? "PASS" : "FAIL", r.worst, r.fd1, r.dot1, r.fd2, r.dot2, r.lin, r.ok ? "" : "  ", r.failure);
+}
+
+int check_models(const std::string& only, int order) {
+  int failed = 0, n = 0;
+  for (const check::ModelSpec& spec : check::model_specs()) {
+    if (!only.empty() && spec.model != only && spec.name != only) continue;
+    check::Options opt;
+    opt.order = order;
+    check::Report r = check::check_model(spec, opt);
+    ++n;
+    failed += !r.ok;
+    print_row(spec.name, r);
+  }
+  if (n == 0) {
+    fmt::print(stderr, "tapegrad gradcheck: no model spec named '{}'\n", only);
+    return 2;
+  }
+  fmt::print("{} model specs checked in float64 at order {}: {} passed, {} failed\n", n, order, n - failed, failed);
+  return failed ? 1 : 0;
+}
+}  // namespace
+
 Run add_gradcheck(CLI::App& app) {
   auto only = std::make_shared<std::string>();
+  auto model = std::make_shared<std::string>();
+  auto models = std::make_shared<bool>(false);
   auto order = std::make_shared<int>(2);
   app.add_option("--op", *only, "check only this op");
+  app.add_flag("--models", *models, "check every model in the zoo instead of the ops");
+  app.add_option("--model", *model, "with --models: check only this model (or spec row)");
   app.add_option("--order", *order, "derivative order to check (1 or 2)")->check(CLI::Range(1, 2));
-  return [only, order] {
+  return [only, model, models, order] {
+    if (*models) return check_models(*model, *order);
     int failed = 0, n = 0;
     for (const auto& spec : check::op_specs()) {
       if (!only->empty() && spec.op != *only) continue;
@@ -23,8 +57,7 @@ Run add_gradcheck(CLI::App& app) {
       check::Report r = check::check_fn(spec.fn, check::random_inputs(spec.shapes, spec.lo, spec.hi, 42), opt);
       ++n;
       failed += !r.ok;
-      fmt::print("{:<22} {}  worst {:.1e}  (fd {:.1e} dot {:.1e} fd2 {:.1e} dot2 {:.1e} lin {:.1e}){}{}\n", spec.op,
-                 r.ok ? "PASS" : "FAIL", r.worst, r.fd1, r.dot1, r.fd2, r.dot2, r.lin, r.ok ? "" : "  ", r.failure);
+      print_row(spec.op, r);
     }
     if (n == 0) {
       fmt::print(stderr, "tapegrad gradcheck: no op named '{}'\n", *only);

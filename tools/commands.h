@@ -6,4 +6,6 @@
 namespace tg::cli {
 using Run = std::function<int()>;
 Run add_gradcheck(CLI::App& app);
+Run add_models(CLI::App& app);
+Run add_params(CLI::App& app);
 }  // namespace tg::cli

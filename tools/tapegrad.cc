@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   };
   reg("gradcheck", "check every op's JVP/VJP (finite differences, dot-product test, 2nd order, linearize)",
       tg::cli::add_gradcheck);
+  reg("models", "list the model zoo: name, seed document(s), one-line description", tg::cli::add_models);
+  reg("params", "a model's parameters (name, shape, count); the total count is the last line", tg::cli::add_params);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,71 @@
+// Cell: one recurrent time step as a graph of generic ops, the unit every zoo model is built from.
+// A cell owns ParamIds (added through a ParamBuilder), maps (input, state) to the next state, names
+// the hidden pre-activation that structural damping attaches to, and says what the output layer
+// reads. The state is a plain value (State{h, c}) passed in and returned, so wrappers (stacking,
+// bidirectional, gated feedback) can drive any cell step by step. Unrolling, masks and the output
+// layer live in cell_model.h.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/site.h"
+#include "models/param_builder.h"
+#include "ops/ops.h"
+
+namespace tg::models {
+
+// What a cell reads at each step: `size` symbols (one index per sequence, looked up as a row of each
+// input weight) or dense rows [B, size] (a matmul).
+struct InputShape {
+  int64_t size = 0;
+  bool symbolic = false;
+};
+
+// The input at one step: exactly one of the two is set.
+struct StepInput {
+  ops::Index symbols;  // B symbol ids in [0, size)
+  Var dense;           // [B, size]
+};
+
+// x W for an input weight W [size, n]: a row lookup (gather_rows) for symbols, a matmul for dense rows.
+Var project(Graph& g, const StepInput& x, ParamId w, Site site = Site::current());
+
+// A cell's state parts, each [B, n]; every cell documents its layout (LSTM: {h, c}).
+using State = std::vector<Var>;
+
+struct Step {
+  State state;  // the next state
+  Var preact;   // [B, n]: the hidden pre-activation tagged "preact" (the structural-damping block)
+};
+
+class Cell {
+ public:
+  virtual ~Cell() = default;
+  virtual State initial(Graph& g, int64_t batch) const = 0;                   // zeros or learned
+  virtual Step step(Graph& g, const StepInput& x, const State& s) const = 0;  // one time step
+  virtual Var readout(const State& s) const = 0;  // [B, readout_size()]: what the output layer reads
+  virtual int64_t readout_size() const = 0;
+};
+
+// A cell's initial state: zeros, or one learned vector per state part ("h0", "c0") broadcast over
+// the batch (Sutskever's learned h_0, 000 §0).
+class InitialState {
+ public:
+  InitialState() = default;
+  InitialState(ParamBuilder& p, const std::vector<std::pair<std::string, int64_t>>& parts, bool learned);
+  State make(Graph& g, int64_t batch) const;
+
+ private:
+  std::vector<int64_t> sizes_;
+  std::vector<ParamId> learned_;  // empty: zeros
+  DType dtype_ = DType::f32;
+};
+
+// Per-step input mask m [B, 1] (1 = a real step, 0 = padding): m ⊙ fresh + (1 - m) ⊙ old for every
+// state part, so padded steps carry the state over unchanged.
+State carry_over(Graph& g, const State& fresh, const State& old, const Tensor& mask);
+
+}  // namespace tg::models

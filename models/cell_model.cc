@@ -1,0 +1,117 @@
+#include "models/cell_model.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace tg::models {
+
+CommonOptions CommonOptions::read(const OptionReader& o) {
+  CommonOptions c;
+  c.io.vocab = o.count("vocab");
+  c.io.in = o.count("in");
+  if ((c.io.vocab > 0) == (c.io.in > 0))
+    o.fail("set exactly one of 'vocab' (symbolic inputs) and 'in' (dense inputs); use vocab=0 with in=N");
+  c.io.out = o.count("out");
+  if (c.io.out == 0) {
+    if (!c.io.symbolic()) o.fail("option 'out' must be set (> 0) for dense inputs");
+    c.io.out = c.io.vocab;  // next-symbol prediction
+  }
+  c.output = read_output_kind(o, "output");
+  c.output_bias = o.flag("output_bias");
+  c.learned_h0 = o.flag("learned_h0");
+  c.init = init::InitOptions::read(o);
+  return c;
+}
+
+nlohmann::json cell_model_defaults(const nlohmann::json& own, bool square_recurrent) {
+  nlohmann::json d = {{"vocab", 50},         {"in", 0},           {"out", 0},
+                      {"output", "softmax"}, {"output_bias", true}, {"learned_h0", false}};
+  d.update(init::init_defaults(square_recurrent));
+  d.update(own);
+  return d;
+}
+
+CellModel::CellModel(std::string kind, const nlohmann::json& cfg, DType dt, Rng& rng, const MakeCell& make_cell)
+    : Model(dt), kind_(std::move(kind)) {
+  OptionReader o(kind_, cfg);
+  CommonOptions c = CommonOptions::read(o);
+  io_ = c.io;
+  output_ = c.output;
+  ParamBuilder p(params_, kind_, c.init, rng);
+  cell_ = make_cell(p, c, o);
+  head_ = OutputLayer(p, cell_->readout_size(), c.io.out, c.output_bias);
+}
+
+Outputs CellModel::unroll(Graph& g, const Sequence& xs) const {
+  g.bind(params_);
+  return unroll_cell(g, *cell_, head_, xs, io_, kind_);
+}
+
+ModelInfo cell_model_info(std::string name, std::string description, std::string seed,
+                          const nlohmann::json& own_defaults, bool square_recurrent, MakeCell make_cell) {
+  ModelInfo info;
+  info.name = name;
+  info.description = std::move(description);
+  info.seed = std::move(seed);
+  info.defaults = cell_model_defaults(own_defaults, square_recurrent);
+  info.make = [name, make_cell](const nlohmann::json& cfg, DType dt, Rng& rng) -> std::unique_ptr<Model> {
+    return std::make_unique<CellModel>(name, cfg, dt, rng, make_cell);
+  };
+  return info;
+}
+
+void check_sequence(const Sequence& xs, const IoSizes& io, const std::string& model) {
+  auto fail = [&](const std::string& what) { throw Error(fmt::format("model '{}': {}", model, what)); };
+  if (xs.T < 1 || xs.B < 1) fail(fmt::format("a batch needs T >= 1 and B >= 1 (got T={} B={})", xs.T, xs.B));
+  const size_t T = static_cast<size_t>(xs.T);
+  if (io.symbolic()) {
+    if (xs.symbols.size() != T) fail(fmt::format("needs {} steps of input symbols, got {}", T, xs.symbols.size()));
+    for (size_t t = 0; t < T; ++t) {
+      if (!xs.symbols[t] || static_cast<int64_t>(xs.symbols[t]->size()) != xs.B)
+        fail(fmt::format("step {} needs {} input symbols", t, xs.B));
+      for (int32_t s : *xs.symbols[t])
+        if (s < 0 || s >= io.vocab) fail(fmt::format("input symbol {} at step {} is outside [0, {})", s, t, io.vocab));
+    }
+  } else {
+    if (xs.dense.size() != T) fail(fmt::format("needs {} steps of dense inputs, got {}", T, xs.dense.size()));
+    for (size_t t = 0; t < T; ++t)
+      if (xs.dense[t].shape() != Shape{xs.B, io.in})
+        fail(fmt::format("dense input {} at step {} should be [{},{}]", xs.dense[t].shape().str(), t, xs.B, io.in));
+  }
+  if (!xs.mask.empty()) {
+    if (xs.mask.size() != T) fail(fmt::format("{} input masks for {} steps", xs.mask.size(), T));
+    for (size_t t = 0; t < T; ++t)
+      if (xs.mask[t].size() != xs.B)
+        fail(fmt::format("input mask {} at step {} should be [{}]", xs.mask[t].shape().str(), t, xs.B));
+  }
+}
+
+Outputs unroll_cell(Graph& g, const Cell& cell, const OutputLayer& head, const Sequence& xs, const IoSizes& io,
+                    const std::string& scope) {
+  check_sequence(xs, io, scope);
+  if (!g.params()) throw Error(fmt::format("model '{}': unroll needs the model's parameters bound (g.bind)", scope));
+  const DType dt = g.params()->dtype();
+  Outputs out;
+  State s = cell.initial(g, xs.B);
+  for (int64_t t = 0; t < xs.T; ++t) {
+    ScopeGuard step_scope(g, scope + "/t", static_cast<long>(t));
+    StepInput x;
+    if (io.symbolic())
+      x.symbols = xs.symbols[t];
+    else
+      x.dense = g.input(xs.dense[t].astype(dt).clone());  // the graph keeps its own copy
+    Step next = cell.step(g, x, s);
+    s = xs.mask.empty() ? next.state : carry_over(g, next.state, s, xs.mask[t]);
+    Var h = cell.readout(s);
+    Var z = head.logits(g, h);
+    g.tag(next.preact, "preact");
+    g.tag(z, "logits");
+    out.preact.push_back(next.preact);
+    out.logits.push_back(z);
+    out.hidden.push_back(h);
+  }
+  return out;
+}
+
+}  // namespace tg::models

@@ -1,0 +1,82 @@
+#include "models/loss.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace tg::models {
+
+namespace {
+// Stacks tensors of one shape [B, ...] along the first axis (data, not differentiated).
+Tensor stack_rows(const std::vector<Tensor>& parts, DType dt) {
+  Shape s = parts.at(0).shape();
+  const int64_t rows = s[0];
+  s[0] = rows * static_cast<int64_t>(parts.size());
+  Tensor out = Tensor::empty(s, dt);
+  const size_t bytes = static_cast<size_t>(parts[0].size()) * dtype_size(dt);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].shape() != parts[0].shape())
+      throw Error(fmt::format("matching_loss: targets {} and {} differ in shape", parts[0].shape().str(),
+                              parts[i].shape().str()));
+    Tensor p = parts[i].astype(dt);
+    std::memcpy(static_cast<char*>(out.raw()) + i * bytes, p.raw(), bytes);
+  }
+  return out;
+}
+}  // namespace
+
+Var matching_loss(OutputKind kind, std::span<const Var> logits, const Targets& ys, bool mean, Site site) {
+  const size_t T = logits.size();
+  if (T == 0) throw Error(fmt::format("matching_loss: no steps at {}", site.str()));
+  const bool symbolic = kind == OutputKind::softmax;
+  if (symbolic ? ys.symbols.size() != T : ys.dense.size() != T)
+    throw Error(fmt::format("matching_loss: {} {} targets for {} steps at {}",
+                            symbolic ? ys.symbols.size() : ys.dense.size(), symbolic ? "symbol" : "dense", T,
+                            site.str()));
+  if (!ys.mask.empty() && ys.mask.size() != T)
+    throw Error(fmt::format("matching_loss: {} masks for {} steps at {}", ys.mask.size(), T, site.str()));
+  const int64_t B = logits[0].shape()[0];
+  const DType dt = logits[0].dtype();
+
+  std::vector<Var> z;
+  std::vector<int32_t> classes;
+  std::vector<Tensor> dense, mask;
+  for (size_t t = 0; t < T; ++t) {
+    if (!ys.mask.empty()) {
+      if (ys.mask[t].size() != B)
+        throw Error(fmt::format("matching_loss: mask {} at step {} for batch {} at {}", ys.mask[t].shape().str(), t, B,
+                                site.str()));
+      bool any = false;
+      for (int64_t b = 0; b < B; ++b) any = any || ys.mask[t].at(b) != 0;
+      if (!any) continue;
+      mask.push_back(ys.mask[t].reshaped(symbolic ? Shape{B} : Shape{B, 1}));
+    }
+    z.push_back(logits[t]);
+    if (symbolic) {
+      if (!ys.symbols[t] || static_cast<int64_t>(ys.symbols[t]->size()) != B)
+        throw Error(fmt::format("matching_loss: step {} needs {} target symbols at {}", t, B, site.str()));
+      classes.insert(classes.end(), ys.symbols[t]->begin(), ys.symbols[t]->end());
+    } else {
+      dense.push_back(ys.dense[t]);
+    }
+  }
+  if (z.empty()) throw Error(fmt::format("matching_loss: the loss mask selects no step at {}", site.str()));
+
+  Graph& g = *z[0].graph();
+  Var all = z.size() == 1 ? z[0] : ops::concat(z, 0, site);
+  Var m = mask.empty() ? Var{} : g.input(stack_rows(mask, dt));
+  switch (kind) {
+    case OutputKind::softmax:
+      return losses::softmax_xent(all, ops::make_index(std::move(classes)), m, mean, site);
+    case OutputKind::logistic:
+      return losses::sigmoid_bce(all, g.input(stack_rows(dense, dt)), m, mean, site);
+    case OutputKind::linear:
+      return losses::squared_error(all, g.input(stack_rows(dense, dt)), m, mean, site);
+  }
+  throw Error("matching_loss: unknown output kind");
+}
+
+}  // namespace tg::models

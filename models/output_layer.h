@@ -1,0 +1,30 @@
+// The output layer ("head"): logits z = r W_oh (+ b_o) from what a cell reads out, and the output
+// units' nonlinearity named by OutputKind. Logits are the Gauss-Newton linearization point; the
+// matching loss of each kind is in loss.h.
+#pragma once
+#include <cstdint>
+
+#include "core/graph.h"
+#include "models/model.h"
+#include "models/options.h"
+#include "models/param_builder.h"
+
+namespace tg::models {
+
+class OutputLayer {
+ public:
+  OutputLayer() = default;
+  OutputLayer(ParamBuilder& p, int64_t in, int64_t out, bool bias);  // W_oh [in, out], b_o [out]
+  Var logits(Graph& g, Var readout, Site site = Site::current()) const;
+
+ private:
+  ParamId w_oh_;
+  ParamId b_o_;  // index -1: no output bias
+};
+
+// softmax over the last axis, logistic, or the identity.
+Var predict(OutputKind kind, Var logits, Site site = Site::current());
+OutputKind read_output_kind(const OptionReader& o, const std::string& key);  // softmax | logistic | linear
+const char* output_kind_name(OutputKind kind);
+
+}  // namespace tg::models

@@ -1,0 +1,30 @@
+#include "models/rnn.h"
+
+#include "models/cell_model.h"
+
+namespace tg::models {
+
+RnnCell::RnnCell(ParamBuilder& p, InputShape in, const RnnOptions& o) : hidden_(o.hidden), activation_(o.activation) {
+  w_hx_ = p.input("W_hx", in.size, o.hidden);
+  w_hh_ = p.recurrent("W_hh", o.hidden, o.hidden);
+  if (o.bias) b_h_ = p.add("b_h", {o.hidden}, init::zeros());
+  h0_ = InitialState(p, {{"h0", o.hidden}}, o.learned_h0);
+}
+
+Step RnnCell::step(Graph& g, const StepInput& x, const State& s) const {
+  Var u = project(g, x, w_hx_) + ops::matmul(s[0], g[w_hh_]);
+  if (b_h_.index >= 0) u = u + g[b_h_];
+  return {{activate(activation_, u)}, u};
+}
+
+ModelInfo rnn_info() {
+  return cell_model_info(
+      "rnn", "standard RNN: tanh / logistic / ReLU hidden units, optional hidden bias, zero or learned h0",
+      "000, 001, 002, 004", {{"hidden", 100}, {"activation", "tanh"}, {"bias", true}}, true,
+      [](ParamBuilder& p, const CommonOptions& c, const OptionReader& o) {
+        RnnOptions r{o.size("hidden"), read_activation(o, "activation"), o.flag("bias"), c.learned_h0};
+        return std::make_unique<RnnCell>(p, c.input(), r);
+      });
+}
+
+}  // namespace tg::models

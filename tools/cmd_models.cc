@@ -1,0 +1,17 @@
+// tapegrad models: every registered model with its seed document(s) and a one-line description.
+#include <fmt/format.h>
+
+#include "models/model.h"
+#include "tools/commands.h"
+
+namespace tg::cli {
+
+Run add_models(CLI::App&) {
+  return [] {
+    fmt::print("{:<22} {:<20} {}\n", "model", "seed", "description");
+    for (const models::ModelInfo& m : models::registry()) fmt::print("{:<22} {:<20} {}\n", m.name, m.seed, m.description);
+    return 0;
+  };
+}
+
+}  // namespace tg::cli
