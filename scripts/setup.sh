@@ -2,7 +2,7 @@
 # Installs every Debian 12 package tapegrad needs. Idempotent; run as root (or via sudo).
 set -euo pipefail
 PKGS=(cmake ninja-build g++ pkg-config
-      xtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev
+      xtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev liblapack-dev
       libgtest-dev libgmock-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev libbenchmark-dev
       openmpi-bin libopenmpi-dev python3-numpy gnuplot-nox bible-kjv)
 missing=()

@@ -8,4 +8,5 @@ using Run = std::function<int()>;
 Run add_gradcheck(CLI::App& app);
 Run add_models(CLI::App& app);
 Run add_params(CLI::App& app);
+Run add_tasks(CLI::App& app);
 }  // namespace tg::cli

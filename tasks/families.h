@@ -1,0 +1,12 @@
+// Registration hooks of the task families (one file each); registry.cc calls them in order.
+#pragma once
+#include <vector>
+
+#include "tasks/task.h"
+
+namespace tg::tasks {
+void register_pathological(std::vector<TaskInfo>& r);  // pathological.cc (000 §3.1)
+void register_krueger(std::vector<TaskInfo>& r);       // krueger.cc (004 §3.3)
+void register_ollivier(std::vector<TaskInfo>& r);      // ollivier_tasks.cc (003 §7)
+void register_text(std::vector<TaskInfo>& r);          // text.cc
+}  // namespace tg::tasks
