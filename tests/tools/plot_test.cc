@@ -1,0 +1,166 @@
+// tapegrad plot: metrics.jsonl parsing (errors name file:line) and a PNG from gnuplot.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "tools/plot.h"
+
+namespace tg {
+namespace {
+namespace fs = std::filesystem;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("NOT A tg::Error: ") + e.what();
+  }
+  return "NO ERROR";
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+class RunDir {
+ public:
+  RunDir() {
+    std::string tmpl = (fs::temp_directory_path() / "tapegrad-plot-test-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~RunDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string str() const { return path_.string(); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream out(path_ / name, std::ios::binary);
+    out << text;
+  }
+
+ private:
+  fs::path path_;
+};
+
+bool have_gnuplot() { return std::system("gnuplot --version >/dev/null 2>&1") == 0; }
+
+// A Hessian-free run: losses every step, validation every 10, λ over decades, ρ, CG iterations.
+std::string hf_metrics(int steps) {
+  std::string s;
+  double lambda = 1.0;
+  for (int t = 0; t <= steps; ++t) {
+    double loss = 4.2 * std::exp(-t / 15.0) + 1.3;
+    double rho = 0.5 + 0.45 * std::sin(t * 0.7);
+    lambda *= rho > 0.75 ? 2.0 / 3.0 : rho < 0.25 ? 1.5 : 1.0;
+    s += fmt::format(R"({{"step": {}, "loss": {}, "bpc": {}, "lambda": {}, "rho": {}, "cg_iters": {}, "seconds": {}, "phase": "train")",
+                     t, loss, loss / std::log(2.0), lambda, rho, 10 + (t * 7) % 40, 1.5 * t);
+    if (t % 10 == 0) s += fmt::format(R"(, "valid_loss": {}, "valid_bpc": {})", loss + 0.1, (loss + 0.1) / std::log(2.0));
+    s += "}\n";
+  }
+  return s;
+}
+
+TEST(Plot, ReadMetricsGroupsNumericKeysByFirstAppearance) {
+  RunDir run;
+  run.write("metrics.jsonl",
+            "{\"step\": 10, \"loss\": 2.5, \"lr\": 0.1, \"note\": \"x\", \"ok\": true, \"gone\": null}\n"
+            "\n"
+            "{\"step\": 20, \"loss\": 2.0, \"valid_loss\": 2.2}\r\n"
+            "{\"loss\": 1.5}\n");
+  Metrics m = read_metrics(run / "metrics.jsonl");
+  EXPECT_EQ(m.records, 3u);
+  EXPECT_EQ(m.x_key, "step");
+  ASSERT_EQ(m.series.size(), 3u);
+  EXPECT_EQ(m.series[0].key, "loss");
+  EXPECT_EQ(m.series[0].x, (std::vector<double>{10, 20, 3}));  // no step: the record number
+  EXPECT_EQ(m.series[0].y, (std::vector<double>{2.5, 2.0, 1.5}));
+  EXPECT_EQ(m.series[1].key, "lr");
+  EXPECT_EQ(m.series[2].key, "valid_loss");
+  EXPECT_EQ(m.series[2].x, (std::vector<double>{20}));
+}
+
+TEST(Plot, IterationIsAnXAxisToo) {  // the trainer logs "iteration"
+  RunDir run;
+  run.write("metrics.jsonl", "{\"loss\": 2, \"iteration\": 5, \"accepted\": true}\n{\"loss\": 1, \"iteration\": 6}\n");
+  Metrics m = read_metrics(run / "metrics.jsonl");
+  EXPECT_EQ(m.x_key, "iteration");
+  ASSERT_EQ(m.series.size(), 1u);
+  EXPECT_EQ(m.series[0].x, (std::vector<double>{5, 6}));
+}
+
+TEST(Plot, BadLinesAreErrorsNamingFileAndLine) {
+  RunDir run;
+  std::string file = run / "metrics.jsonl";
+  run.write("metrics.jsonl", "{\"step\": 1, \"loss\": 2}\n\n{\"step\": 2, loss: 3}\n{\"step\": 3, \"loss\": 1}\n");
+  std::string msg = error_of([&] { plot_run(run.str()); });
+  EXPECT_TRUE(contains(msg, file + ":3: not valid JSON")) << msg;
+  EXPECT_FALSE(contains(msg, "json.exception")) << msg;
+
+  run.write("metrics.jsonl", "{\"step\": 1, \"loss\": 2}\n[1, 2]\n");
+  msg = error_of([&] { read_metrics(file); });
+  EXPECT_EQ(msg, file + ":2: expected a JSON object, found array");
+
+  run.write("metrics.jsonl", "\n  \n");
+  EXPECT_EQ(error_of([&] { read_metrics(file); }), file + ": empty: no logged steps");
+  run.write("metrics.jsonl", "{\"step\": 1, \"phase\": \"warmup\"}\n");
+  EXPECT_EQ(error_of([&] { read_metrics(file); }), file + ": no numeric metrics besides 'step'");
+
+  fs::remove(file);
+  EXPECT_EQ(error_of([&] { plot_run(run.str()); }), file + ": no such file");
+  EXPECT_EQ(error_of([&] { plot_run(run / "nope"); }), "run directory '" + (run / "nope") + "' does not exist");
+}
+
+TEST(Plot, IncompleteLastLineOfALiveRunIsSkipped) {
+  RunDir run;
+  run.write("metrics.jsonl", "{\"step\": 1, \"loss\": 2}\n{\"step\": 2, \"loss\": 1.5}\n{\"step\": 3, \"lo");
+  Metrics m = read_metrics(run / "metrics.jsonl");
+  EXPECT_EQ(m.records, 2u);
+}
+
+TEST(Plot, WritesAPngForAHessianFreeRun) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  RunDir run;
+  run.write("metrics.jsonl", hf_metrics(60));
+  std::string png = plot_run(run.str());
+  EXPECT_EQ(png, run / "curves.png");
+  std::ifstream in(png, std::ios::binary);
+  std::string head(8, '\0');
+  ASSERT_TRUE(in.read(head.data(), 8));
+  EXPECT_EQ(head, "\x89PNG\r\n\x1a\n");
+  EXPECT_GT(fs::file_size(png), 10000u);
+  EXPECT_FALSE(fs::exists(png + ".tmp"));
+
+  std::string custom = run / "custom name's.png";  // a quote survives gnuplot and shell quoting
+  EXPECT_EQ(plot_run(run.str(), custom), custom);
+  EXPECT_TRUE(fs::exists(custom));
+  if (const char* keep = std::getenv("TAPEGRAD_KEEP_PLOT")) fs::copy_file(png, keep, fs::copy_options::overwrite_existing);
+
+  std::string msg = error_of([&] { plot_run(run.str(), run / "no/such/dir/x.png"); });
+  EXPECT_TRUE(contains(msg, "does not exist")) << msg;
+}
+
+TEST(Plot, MissingGnuplotIsAnError) {
+  RunDir run;
+  run.write("metrics.jsonl", hf_metrics(3));
+  std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", run.str().c_str(), 1);
+  std::string msg = error_of([&] { plot_run(run.str()); });
+  ::setenv("PATH", old_path.c_str(), 1);
+  EXPECT_TRUE(contains(msg, "gnuplot not found on PATH")) << msg;
+  EXPECT_FALSE(fs::exists(run / "curves.png"));
+}
+
+}  // namespace
+}  // namespace tg
