@@ -8,6 +8,9 @@ using Run = std::function<int()>;
 Run add_gradcheck(CLI::App& app);
 Run add_models(CLI::App& app);
 Run add_params(CLI::App& app);
+Run add_train(CLI::App& app);
+Run add_eval(CLI::App& app);
+Run add_sample(CLI::App& app);
 Run add_plot(CLI::App& app);
 Run add_tasks(CLI::App& app);
 }  // namespace tg::cli

@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
       tg::cli::add_gradcheck);
   reg("models", "list the model zoo: name, seed document(s), one-line description", tg::cli::add_models);
   reg("params", "a model's parameters (name, shape, count); the total count is the last line", tg::cli::add_params);
+  reg("train", "train a model on a task (checkpoints, metrics, exact resume)", tg::cli::add_train);
+  reg("eval", "score a trained run: the task's error measure, or bits per character", tg::cli::add_eval);
+  reg("sample", "generate text from a trained character-level run", tg::cli::add_sample);
   reg("plot", "training curves of a run (metrics.jsonl) as a PNG, via gnuplot", tg::cli::add_plot);
   reg("tasks", "list the tasks; --dump NAME writes generated sequences to a task file, --check FILE validates one",
       tg::cli::add_tasks);

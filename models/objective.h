@@ -1,0 +1,46 @@
+// ModelObjective: adapts any registered model and the matching loss of its output kind to the
+// optimizers' Objective. It builds the curvature blocks HF needs: the logits with the training loss
+// (Gauss-Newton), the hidden pre-activations with a matching head (structural damping), and optionally
+// the per-sequence losses (empirical Fisher); and the graph-level regularisers.
+#pragma once
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "models/model.h"
+#include "optim/objective.h"
+
+namespace tg::models {
+
+struct ObjectiveOptions {
+  // Structural damping's head on the hidden pre-activations u: "tanh" is the matching loss of tanh
+  // units, Σ log cosh u, whose Hessian is diag(1 - tanh² u) (Martens & Sutskever 2011); "squared" is
+  // ½ Σ u² (curvature J_uᵀ J_u). "none": no structural block.
+  std::string structural = "tanh";
+  bool fisher = false;            // build the per-sequence-loss block (empirical Fisher products)
+  double norm_stabilizer = 0;     // Krueger & Memisevic: β/T Σ_t (‖h_t‖ - ‖h_{t-1}‖)², mean over the batch
+  bool check_finite = false;      // name the first node that yields NaN/Inf
+};
+
+nlohmann::json to_json(const ObjectiveOptions& o);
+ObjectiveOptions objective_options_from_json(const nlohmann::json& j);  // unknown keys are an error
+
+class ModelObjective : public optim::Objective {
+ public:
+  ModelObjective(std::unique_ptr<Model> model, ObjectiveOptions opt = {});
+  const ParamSet& params() const override { return model_->params(); }
+  std::unique_ptr<optim::Evaluation> evaluate(const ParamVec& theta, const optim::Batch& b) override;
+  Model& model() { return *model_; }
+  const ObjectiveOptions& options() const { return opt_; }
+
+ private:
+  std::unique_ptr<Model> model_;
+  ObjectiveOptions opt_;
+};
+
+// The total weight the training loss averages over: Σ loss masks, times the output size for
+// elementwise (logistic / linear) outputs.
+double loss_weight(const optim::Batch& b, OutputKind kind, int64_t out_dim);
+
+}  // namespace tg::models

@@ -1,0 +1,207 @@
+// tapegrad train / eval / sample: training runs of the model zoo on the tasks, and their use.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "core/error.h"
+#include "ops/blas.h"
+#include "tasks/dump.h"
+#include "tools/commands.h"
+#include "tools/trainer.h"
+
+namespace tg::cli {
+
+namespace {
+struct TrainArgs {
+  std::string config, model, task, data, optimizer, out;
+  std::vector<std::string> sets;
+  uint64_t seed = 0;
+  int64_t steps = -1;
+  double max_seconds = -1;
+  bool resume = false, quiet = false;
+};
+
+RunConfig resolve_train_config(const TrainArgs& a) {
+  nlohmann::json j = nlohmann::json::object();
+  if (a.resume && a.config.empty()) {
+    j = read_json_file(a.out + "/config.json");
+  } else if (!a.config.empty()) {
+    j = read_json_file(a.config);
+  }
+  if (!a.model.empty()) j["model"] = a.model;
+  if (!a.task.empty()) j["task"] = a.task;
+  if (!a.data.empty()) {
+    if (!j.contains("task")) j["task"] = "text";
+    j["task_options"]["file"] = a.data;
+  }
+  if (!a.optimizer.empty()) j["optimizer"] = a.optimizer;
+  if (a.seed) j["seed"] = a.seed;
+  if (a.steps >= 0) j["steps"] = a.steps;
+  if (a.max_seconds >= 0) j["max_seconds"] = a.max_seconds;
+  for (const std::string& s : a.sets) apply_set(j, s);
+  return run_config_from_json(j, a.config.empty() ? "options" : a.config);
+}
+
+// The config and the trained parameters of a run directory.
+struct LoadedRun {
+  RunSetup run;
+  ParamVec theta;
+};
+LoadedRun load_run(const std::string& dir) {
+  RunConfig cfg = run_config_from_json(read_json_file(dir + "/config.json"), dir + "/config.json");
+  LoadedRun r{make_run(cfg), {}};
+  blas::set_threads(r.run.cfg.threads);
+  Checkpoint c = load_checkpoint(dir + "/checkpoint.npz", r.run.objective->params());
+  r.theta = c.theta;
+  return r;
+}
+}  // namespace
+
+Run add_train(CLI::App& app) {
+  auto a = std::make_shared<TrainArgs>();
+  app.add_option("--config", a->config, "run config (JSON): every option below, plus model_options etc.");
+  app.add_option("--model", a->model, "model (tapegrad models)");
+  app.add_option("--task", a->task, "task (tapegrad tasks)");
+  app.add_option("--data", a->data, "a UTF-8 text file (task 'text')");
+  app.add_option("--optimizer", a->optimizer, "optimizer: hf, sgd, momentum, nag, rmsprop, adam, lbfgs");
+  app.add_option("--seed", a->seed, "random seed (initialisation and data)")->check(CLI::Range(uint64_t{1}, UINT64_MAX));
+  app.add_option("--steps", a->steps, "optimizer iterations")->check(CLI::Range(int64_t{0}, INT64_MAX));
+  app.add_option("--max-seconds", a->max_seconds, "stop with a checkpoint after this much time")
+      ->check(CLI::Range(0.0, 1e12));
+  app.add_option("--set", a->sets, "key=value override of the run config; dotted keys: model_options.hidden=64");
+  app.add_option("--out", a->out, "run directory (config.json, metrics.jsonl, checkpoint.npz)")->required();
+  app.add_flag("--resume", a->resume, "continue the run in --out from its checkpoint");
+  app.add_flag("--quiet", a->quiet, "no progress output");
+  return [a] {
+    TrainOptions opt{a->out, a->resume, a->quiet};
+    return train(resolve_train_config(*a), opt);
+  };
+}
+
+Run add_eval(CLI::App& app) {
+  auto dir = std::make_shared<std::string>();
+  auto data = std::make_shared<std::string>();
+  auto task = std::make_shared<std::string>();
+  auto seed = std::make_shared<uint64_t>(12345);
+  auto count = std::make_shared<int64_t>(10000);
+  app.add_option("--run", *dir, "run directory")->required();
+  app.add_option("--data", *data, "a text file (scored with the run's vocabulary) or a task file (tasks --dump)");
+  app.add_option("--task", *task, "score on fresh sequences of this task (default: the run's own)");
+  app.add_option("--seed", *seed, "seed of the fresh test sequences");
+  app.add_option("-n", *count, "number of test sequences (at most, for fixed data)")->check(CLI::Range(int64_t{1}, INT64_MAX));
+  return [=] {
+    LoadedRun r = load_run(*dir);
+    const RunConfig& cfg = r.run.cfg;
+    std::unique_ptr<tasks::Task> owned;
+    const tasks::Task* t = nullptr;
+    std::string what;
+    if (!data->empty()) {
+      if (!std::filesystem::exists(*data)) throw Error(fmt::format("{}: no such file", *data));
+      bool task_file = false;
+      {
+        std::ifstream in(*data);
+        std::string first;
+        std::getline(in, first);
+        task_file = first.find("\"tapegrad-task") != std::string::npos;
+      }
+      if (task_file) {
+        owned = tasks::open_task_file(*data);
+      } else {
+        if (cfg.task != "text") throw Error(fmt::format("eval --data: run {} was trained on task '{}', not text", *dir, cfg.task));
+        nlohmann::json o = cfg.task_options;
+        o["file"] = *data;
+        o["train_file"] = "";
+        o["valid_file"] = "";
+        o["test_file"] = "";
+        o["split"] = {1.0, 0.0, 0.0};
+        o["vocab"] = *dir + "/vocab.json";
+        o["part"] = "train";
+        owned = tasks::make("text", o);
+      }
+      t = owned.get();
+      what = *data;
+    } else if (!task->empty() && *task != cfg.task) {
+      nlohmann::json o = cfg.task_options;
+      owned = tasks::make(*task, o);
+      t = owned.get();
+      what = fmt::format("{} (fresh, seed {})", *task, *seed);
+    } else {
+      t = r.run.test ? r.run.test.get() : r.run.train.get();
+      what = r.run.test ? fmt::format("{} (test part)", cfg.task) : fmt::format("{} (fresh, seed {})", cfg.task, *seed);
+    }
+    EvalResult e = evaluate(*r.run.objective, r.theta, *t, *count, *seed);
+    bool text = cfg.task == "text";
+    fmt::print("eval {} on {}: {} sequences\n", *dir, what, e.sequences);
+    fmt::print("loss {:.6f} {}\n", e.loss, text ? "nats/char" : "per target");
+    fmt::print("{} {:.6f}  ({}; success when below {})\n", text ? "bpc" : "error_rate", e.error_rate,
+               t->success_criterion(), t->success_threshold());
+    return 0;
+  };
+}
+
+Run add_sample(CLI::App& app) {
+  auto dir = std::make_shared<std::string>();
+  auto prompt = std::make_shared<std::string>();
+  auto length = std::make_shared<int64_t>(200);
+  auto temperature = std::make_shared<double>(1.0);
+  auto seed = std::make_shared<uint64_t>(1);
+  app.add_option("--run", *dir, "run directory of a character-level model")->required();
+  app.add_option("--prompt", *prompt, "text to start from");
+  app.add_option("--length", *length, "characters to generate")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  app.add_option("--temperature", *temperature, "softmax temperature (0: greedy)")->check(CLI::Range(0.0, 100.0));
+  app.add_option("--seed", *seed, "sampling seed");
+  return [=] {
+    LoadedRun r = load_run(*dir);
+    const tasks::Signature sig = r.run.train->signature();
+    if (sig.alphabet.empty() || !sig.symbolic_input)
+      throw Error(fmt::format("sample: run {} models task '{}', which has no characters to sample", *dir, r.run.cfg.task));
+    // prompt characters -> symbols (unknown characters map to the unknown symbol, the last one)
+    std::vector<int32_t> ids;
+    for (size_t i = 0; i < prompt->size();) {
+      size_t len = 1;
+      unsigned char c = static_cast<unsigned char>((*prompt)[i]);
+      if (c >= 0xF0) len = 4;
+      else if (c >= 0xE0) len = 3;
+      else if (c >= 0xC0) len = 2;
+      std::string ch = prompt->substr(i, len);
+      int32_t id = static_cast<int32_t>(sig.alphabet.size()) - 1;
+      for (size_t k = 0; k < sig.alphabet.size(); ++k)
+        if (sig.alphabet[k] == ch) id = static_cast<int32_t>(k);
+      ids.push_back(id);
+      i += len;
+    }
+    if (ids.empty()) ids.push_back(0);
+    Rng rng(*seed);
+    models::Model& model = r.run.objective->model();
+    model.params().set_values(r.theta);
+    std::string out = *prompt;
+    // Re-unrolls the prefix for every new character: O(n²) steps, simple and exact for any model.
+    for (int64_t k = 0; k < *length; ++k) {
+      Graph g;
+      models::Sequence s;
+      s.T = static_cast<int64_t>(ids.size());
+      s.B = 1;
+      for (int32_t id : ids) s.symbols.push_back(ops::make_index({id}));
+      models::Outputs o = model.unroll(g, s);
+      std::vector<double> z = o.logits.back().value().to_vector();
+      int32_t next = 0;
+      if (*temperature == 0) {
+        next = static_cast<int32_t>(std::max_element(z.begin(), z.end()) - z.begin());
+      } else {
+        double m = *std::max_element(z.begin(), z.end());
+        std::vector<double> p(z.size());
+        for (size_t i = 0; i < z.size(); ++i) p[i] = std::exp((z[i] - m) / *temperature);
+        std::discrete_distribution<int32_t> d(p.begin(), p.end());
+        next = d(rng);
+      }
+      ids.push_back(next);
+      out += sig.alphabet.at(next);
+    }
+    fmt::print("{}\n", out);
+    return 0;
+  };
+}
+
+}  // namespace tg::cli

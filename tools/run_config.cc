@@ -1,0 +1,117 @@
+#include "tools/run_config.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace tg::cli {
+
+nlohmann::json to_json(const RunConfig& c) {
+  return {{"model", c.model},
+          {"model_options", c.model_options},
+          {"task", c.task},
+          {"task_options", c.task_options},
+          {"optimizer", c.optimizer},
+          {"optimizer_options", c.optimizer_options},
+          {"objective_options", c.objective_options},
+          {"seed", c.seed},
+          {"steps", c.steps},
+          {"max_seconds", c.max_seconds},
+          {"batch", c.batch},
+          {"curvature_batch", c.curvature_batch},
+          {"eval_every", c.eval_every},
+          {"eval_batch", c.eval_batch},
+          {"checkpoint_every", c.checkpoint_every},
+          {"threads", c.threads},
+          {"dtype", c.dtype}};
+}
+
+namespace {
+template <class T>
+void take(const nlohmann::json& j, const char* key, T& out, const std::string& where) {
+  if (!j.contains(key)) return;
+  try {
+    out = j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(fmt::format("{}: '{}' has the wrong type ({})", where, key, j.at(key).dump()));
+  }
+}
+void take_object(const nlohmann::json& j, const char* key, nlohmann::json& out, const std::string& where) {
+  if (!j.contains(key)) return;
+  if (!j.at(key).is_object()) throw Error(fmt::format("{}: '{}' must be a JSON object", where, key));
+  out = j.at(key);
+}
+}  // namespace
+
+RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw Error(fmt::format("{}: a run config must be a JSON object", where));
+  RunConfig c;
+  const nlohmann::json known = to_json(c);
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!known.contains(it.key())) throw Error(fmt::format("{}: unknown key '{}'", where, it.key()));
+  take(j, "model", c.model, where);
+  take_object(j, "model_options", c.model_options, where);
+  take(j, "task", c.task, where);
+  take_object(j, "task_options", c.task_options, where);
+  take(j, "optimizer", c.optimizer, where);
+  take_object(j, "optimizer_options", c.optimizer_options, where);
+  take_object(j, "objective_options", c.objective_options, where);
+  take(j, "seed", c.seed, where);
+  take(j, "steps", c.steps, where);
+  take(j, "max_seconds", c.max_seconds, where);
+  take(j, "batch", c.batch, where);
+  take(j, "curvature_batch", c.curvature_batch, where);
+  take(j, "eval_every", c.eval_every, where);
+  take(j, "eval_batch", c.eval_batch, where);
+  take(j, "checkpoint_every", c.checkpoint_every, where);
+  take(j, "threads", c.threads, where);
+  take(j, "dtype", c.dtype, where);
+  auto positive = [&](int64_t v, const char* key) {
+    if (v <= 0) throw Error(fmt::format("{}: '{}' must be positive, got {}", where, key, v));
+  };
+  positive(c.batch, "batch");
+  positive(c.threads, "threads");
+  if (c.steps < 0) throw Error(fmt::format("{}: 'steps' must be >= 0, got {}", where, c.steps));
+  if (c.curvature_batch < 0 || c.curvature_batch > c.batch)
+    throw Error(fmt::format("{}: 'curvature_batch' must be in [0, batch={}], got {}", where, c.batch, c.curvature_batch));
+  if (c.eval_every < 0 || c.checkpoint_every < 0 || c.eval_batch <= 0 || !(c.max_seconds >= 0))
+    throw Error(fmt::format("{}: eval_every, checkpoint_every and max_seconds must be >= 0, eval_batch > 0", where));
+  if (c.dtype != "float32" && c.dtype != "float64")
+    throw Error(fmt::format("{}: 'dtype' must be float32 or float64, got '{}'", where, c.dtype));
+  return c;
+}
+
+void apply_set(nlohmann::json& j, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error(fmt::format("--set: expected key=value, got '{}'", assignment));
+  std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;
+  nlohmann::json* at = &j;
+  size_t start = 0;
+  for (size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1) {
+    std::string part = key.substr(start, dot - start);
+    if (!at->contains(part)) (*at)[part] = nlohmann::json::object();
+    at = &(*at)[part];
+    if (!at->is_object()) throw Error(fmt::format("--set {}: '{}' is not an object", assignment, part));
+  }
+  (*at)[key.substr(start)] = value;
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: cannot open", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(fmt::format("{}: invalid JSON: {}", path, e.what()));
+  }
+}
+
+}  // namespace tg::cli

@@ -1,0 +1,43 @@
+// The fully resolved configuration of a training run. Sources, lowest precedence first: built-in
+// defaults, a JSON file (--config run.json), then command-line flags and --set key=value overrides
+// (dotted keys reach into the option objects: --set model_options.hidden=100). Saved as
+// DIR/config.json; `--resume` and `eval`/`sample` read it back.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tg::cli {
+
+struct RunConfig {
+  std::string model = "rnn";
+  nlohmann::json model_options = nlohmann::json::object();
+  std::string task = "addition";
+  nlohmann::json task_options = nlohmann::json::object();
+  std::string optimizer = "hf";
+  nlohmann::json optimizer_options = nlohmann::json::object();
+  nlohmann::json objective_options = nlohmann::json::object();
+  uint64_t seed = 1;
+  int64_t steps = 100;            // optimizer iterations
+  double max_seconds = 0;         // stop (with a checkpoint) after this much training time; 0: no limit
+  int64_t batch = 100;            // sequences per gradient
+  int64_t curvature_batch = 0;    // HF: sequences per curvature product (a subset); 0: batch / 10
+  int64_t eval_every = 10;        // iterations between validation evaluations (0: only at the end)
+  int64_t eval_batch = 1000;      // validation sequences (generated tasks) / at most this many (text)
+  int64_t checkpoint_every = 10;  // iterations between checkpoints (also on exit and on SIGINT/SIGTERM)
+  int threads = 1;                // OpenBLAS threads (results are bitwise repeatable at a fixed count)
+  std::string dtype = "float32";
+};
+
+nlohmann::json to_json(const RunConfig& c);
+// Unknown keys and values of the wrong type are a tg::Error naming the key.
+RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where);
+// Applies "key=value" (value parsed as JSON when it parses, else a string) to a JSON object;
+// dotted keys create nested objects.
+void apply_set(nlohmann::json& j, const std::string& assignment);
+// Reads a JSON file; errors name the file (and line/column for syntax errors).
+nlohmann::json read_json_file(const std::string& path);
+
+}  // namespace tg::cli

@@ -1,0 +1,454 @@
+#include "tools/trainer.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "models/loss.h"
+#include "ops/blas.h"
+#include "optim/first_order.h"
+#include "optim/hf.h"
+#include "tasks/atomic_file.h"
+#include "tools/npz.h"
+
+namespace tg::cli {
+
+namespace fs = std::filesystem;
+
+// ---- data helpers ---------------------------------------------------------------------------
+
+namespace {
+// The first n sequences of a batch (HF's curvature batch is a subset of its gradient batch).
+optim::Batch head(const optim::Batch& b, int64_t n) {
+  if (n >= b.size()) return b;
+  auto rows = [n](const Tensor& t) {
+    Shape s = t.shape();
+    s[0] = n;
+    return t.view(0, s).clone();
+  };
+  auto idx = [n](const ops::Index& i) { return ops::make_index(std::vector<int32_t>(i->begin(), i->begin() + n)); };
+  optim::Batch h;
+  h.inputs.T = b.inputs.T;
+  h.inputs.B = n;
+  for (const auto& s : b.inputs.symbols) h.inputs.symbols.push_back(idx(s));
+  for (const auto& d : b.inputs.dense) h.inputs.dense.push_back(rows(d));
+  for (const auto& m : b.inputs.mask) h.inputs.mask.push_back(rows(m));
+  for (const auto& s : b.targets.symbols) h.targets.symbols.push_back(idx(s));
+  for (const auto& d : b.targets.dense) h.targets.dense.push_back(rows(d));
+  for (const auto& m : b.targets.mask) h.targets.mask.push_back(rows(m));
+  if (!b.true_bits.empty()) h.true_bits.assign(b.true_bits.begin(), b.true_bits.begin() + n);
+  return h;
+}
+
+const char* output_name(models::OutputKind k) {
+  return k == models::OutputKind::softmax ? "softmax" : k == models::OutputKind::logistic ? "logistic" : "linear";
+}
+
+// ---- optimizers ------------------------------------------------------------------------------
+
+class HfStep : public TrainStep {
+ public:
+  HfStep(const RunConfig& cfg) : hf_(optim::hf_config_from_json(cfg.optimizer_options)) {
+    batch_ = cfg.batch;
+    curv_ = cfg.curvature_batch > 0 ? cfg.curvature_batch : std::max<int64_t>(1, cfg.batch / 10);
+  }
+  nlohmann::json step(optim::Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng, int64_t) override {
+    optim::Batch g = task.sample(batch_, rng);  // fresh data every iteration
+    optim::Batch c = head(g, curv_);
+    optim::HfStats s = hf_.step(obj, theta, g, c);
+    sequences_ += s.sequences;
+    return {{"loss", s.loss},
+            {"new_loss", s.new_loss},
+            {"grad_norm", s.grad_norm},
+            {"lambda", s.lambda},
+            {"rho", std::isfinite(s.rho) ? nlohmann::json(s.rho) : nlohmann::json(nullptr)},
+            {"cg_iters", s.cg_iters},
+            {"cg_stop", s.cg_stop},
+            {"chosen_iter", s.chosen_iter},
+            {"step_size", s.step},
+            {"accepted", s.accepted},
+            {"minibatches", static_cast<double>(sequences_) / 1000.0}};
+  }
+  nlohmann::json scalars() const override { return {{"lambda", hf_.lambda()}, {"sequences", sequences_}}; }
+  std::vector<std::pair<std::string, ParamVec>> vectors() const override {
+    if (hf_.warm_start().size() == 0) return {};
+    return {{"warm_start", hf_.warm_start()}};
+  }
+  void restore(const nlohmann::json& s, const std::vector<std::pair<std::string, ParamVec>>& v) override {
+    ParamVec warm;
+    for (const auto& [name, vec] : v)
+      if (name == "warm_start") warm = vec;
+    hf_.restore(s.at("lambda").get<double>(), warm);
+    sequences_ = s.at("sequences").get<int64_t>();
+  }
+
+ private:
+  optim::HessianFree hf_;
+  int64_t batch_, curv_;
+  int64_t sequences_ = 0;
+};
+
+// SGD, momentum, NAG, RMSprop, Adam and L-BFGS: one batch per iteration.
+class FirstOrderStep : public TrainStep {
+ public:
+  FirstOrderStep(const RunConfig& cfg) : opt_(optim::make_first_order(cfg.optimizer, cfg.optimizer_options)), batch_(cfg.batch) {}
+  nlohmann::json step(optim::Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng, int64_t) override {
+    optim::Batch b = task.sample(batch_, rng);
+    optim::StepStats s = opt_->step(obj, theta, b);
+    sequences_ += s.sequences;
+    nlohmann::json m = optim::to_json(s);
+    m["minibatches"] = static_cast<double>(sequences_) / 1000.0;
+    return m;
+  }
+  nlohmann::json scalars() const override {
+    optim::OptimizerState st = opt_->state();
+    return {{"step", st.step}, {"updates", st.updates}, {"sequences", sequences_}};
+  }
+  std::vector<std::pair<std::string, ParamVec>> vectors() const override { return opt_->state().vectors; }
+  void restore(const nlohmann::json& s, const std::vector<std::pair<std::string, ParamVec>>& v) override {
+    optim::OptimizerState st;
+    st.step = s.at("step").get<int64_t>();
+    st.updates = s.at("updates").get<int64_t>();
+    st.vectors = v;
+    opt_->restore(st);
+    sequences_ = s.at("sequences").get<int64_t>();
+  }
+  nlohmann::json config() const { return opt_->config(); }
+
+ private:
+  std::unique_ptr<optim::FirstOrder> opt_;
+  int64_t batch_;
+  int64_t sequences_ = 0;
+};
+}  // namespace
+
+std::unique_ptr<TrainStep> make_train_step(const RunConfig& cfg, const ParamSet&) {
+  if (cfg.optimizer == "hf") return std::make_unique<HfStep>(cfg);
+  std::string known = "hf";
+  for (const std::string& n : optim::first_order_names()) {
+    if (n == cfg.optimizer) return std::make_unique<FirstOrderStep>(cfg);
+    known += ", " + n;
+  }
+  throw Error(fmt::format("unknown optimizer '{}' (known: {})", cfg.optimizer, known));
+}
+
+// ---- runs ------------------------------------------------------------------------------------
+
+RunSetup make_run(RunConfig cfg) {
+  RunSetup run;
+  nlohmann::json task_opts = cfg.task_options;
+  run.train = tasks::make(cfg.task, task_opts);
+  // held-out parts for tasks that have them (text): the same options with "part"
+  const tasks::TaskInfo& tinfo = tasks::find(cfg.task);
+  if (tinfo.defaults.contains("part")) {
+    nlohmann::json v = task_opts, t = task_opts;
+    v["part"] = "valid";
+    t["part"] = "test";
+    run.valid = tasks::make(cfg.task, v);
+    run.test = tasks::make(cfg.task, t);
+  }
+  // the model's input and output sizes come from the task
+  const tasks::Signature sig = run.train->signature();
+  const models::ModelInfo& minfo = models::find(cfg.model);
+  nlohmann::json mopts = cfg.model_options;
+  auto fill = [&](const char* key, const nlohmann::json& value) {
+    if (!minfo.defaults.contains(key)) return;
+    if (mopts.contains(key) && mopts[key] != value)
+      throw Error(fmt::format("model option {}={} does not fit task '{}' (which needs {})", key, mopts[key].dump(),
+                              cfg.task, value.dump()));
+    mopts[key] = value;
+  };
+  if (sig.symbolic_input) {
+    fill("vocab", sig.input_dim);
+    if (minfo.defaults.contains("in") && !mopts.contains("in")) mopts["in"] = 0;
+  } else {
+    fill("in", sig.input_dim);
+    if (minfo.defaults.contains("vocab") && !mopts.contains("vocab")) mopts["vocab"] = 0;
+  }
+  fill("out", sig.output_dim);
+  fill("output", output_name(sig.output));
+  cfg.model_options = models::resolve(minfo, mopts);
+  DType dt = cfg.dtype == "float64" ? DType::f64 : DType::f32;
+  Rng init_rng(cfg.seed);
+  std::unique_ptr<models::Model> model = minfo.make(cfg.model_options, dt, init_rng);
+  if (model->output_kind() != sig.output)
+    throw Error(fmt::format("model '{}' has {} outputs but task '{}' needs {}", cfg.model,
+                            output_name(model->output_kind()), cfg.task, output_name(sig.output)));
+  run.objective = std::make_unique<models::ModelObjective>(std::move(model),
+                                                           models::objective_options_from_json(cfg.objective_options));
+  cfg.objective_options = models::to_json(run.objective->options());
+  if (cfg.optimizer == "hf") cfg.optimizer_options = optim::to_json(optim::hf_config_from_json(cfg.optimizer_options));
+  else cfg.optimizer_options = optim::make_first_order(cfg.optimizer, cfg.optimizer_options)->config();
+  cfg.task_options = tasks::resolve(tinfo, task_opts);
+  run.cfg = cfg;
+  return run;
+}
+
+EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const tasks::Task& task,
+                    int64_t max_sequences, uint64_t seed) {
+  EvalResult r;
+  const int64_t fixed = task.num_sequences();
+  const int64_t total = fixed > 0 ? std::min(fixed, max_sequences) : max_sequences;
+  const int64_t chunk = 500;  // bounds the tape's memory
+  Rng rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  double loss_sum = 0, err_sum = 0, weight_sum = 0;
+  for (int64_t first = 0; first < total; first += chunk) {
+    int64_t n = std::min(chunk, total - first);
+    optim::Batch b = fixed > 0 ? task.sequences(first, n) : task.sample(n, rng);
+    auto ev = obj.evaluate(theta, b);
+    double w = models::loss_weight(b, obj.model().output_kind(), ev->built().outputs.at(0).shape()[1]);
+    loss_sum += ev->value() * w;
+    weight_sum += w;
+    err_sum += task.error_rate(b, ev->output_values()) * static_cast<double>(n);
+    r.sequences += n;
+  }
+  r.loss = loss_sum / weight_sum;
+  r.error_rate = err_sum / static_cast<double>(r.sequences);
+  return r;
+}
+
+// ---- checkpoints -----------------------------------------------------------------------------
+
+void save_checkpoint(const std::string& path, const Checkpoint& c, const ParamSet& layout) {
+  std::vector<NpzEntry> e;
+  for (int32_t i = 0; i < layout.count(); ++i) e.emplace_back("param/" + layout.name(ParamId{i}), c.theta.part(i));
+  e.emplace_back("theta", c.theta.flat());
+  e.emplace_back("iteration", std::vector<int64_t>{c.iteration});
+  e.emplace_back("seconds", std::vector<double>{c.seconds});
+  e.emplace_back("rng_state", std::string_view(c.rng_state));
+  e.emplace_back("optimizer_scalars", std::string_view(c.optimizer_scalars.dump()));
+  for (const auto& [name, v] : c.optimizer_vectors) e.emplace_back("optimizer/" + name, v.flat());
+  std::string cfg = c.config.dump();
+  e.emplace_back("config", std::string_view(cfg));
+  write_npz(path, e);
+}
+
+Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout) {
+  NpzArchive a(path);
+  Checkpoint c;
+  auto flat = [&](const std::string& name) {
+    Tensor t = a.tensor(name);
+    if (t.shape().rank() != 1 || t.size() != layout.numel())
+      throw Error(fmt::format("{}: '{}' has {} values, the model has {} parameters", path, name, t.size(), layout.numel()));
+    ParamVec v = layout.zeros_like();
+    Tensor src = t.astype(layout.dtype());
+    std::memcpy(v.flat().raw(), src.raw(), static_cast<size_t>(src.size()) * dtype_size(src.dtype()));
+    return v;
+  };
+  c.theta = flat("theta");
+  if (!c.theta.all_finite()) throw Error(fmt::format("{}: the parameters contain NaN or Inf", path));
+  auto it = a.int64s("iteration");
+  if (it.size() != 1 || it[0] < 0) throw Error(fmt::format("{}: bad 'iteration'", path));
+  c.iteration = it[0];
+  auto secs = a.doubles("seconds");
+  c.seconds = secs.empty() ? 0 : secs[0];
+  c.rng_state = a.bytes("rng_state");
+  try {
+    c.optimizer_scalars = nlohmann::json::parse(a.bytes("optimizer_scalars"));
+    c.config = nlohmann::json::parse(a.bytes("config"));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: corrupt JSON state: {}", path, e.what()));
+  }
+  for (const auto& [name, entry] : a.entries())
+    if (name.rfind("optimizer/", 0) == 0) c.optimizer_vectors.emplace_back(name.substr(10), flat(name));
+  return c;
+}
+
+// ---- the training loop -------------------------------------------------------------------------
+
+namespace {
+std::atomic<int> g_signal{0};
+extern "C" void on_signal(int s) { g_signal.store(s); }
+
+std::string rng_to_string(const Rng& r) {
+  std::ostringstream os;
+  os << r;
+  return os.str();
+}
+Rng rng_from_string(const std::string& s, const std::string& where) {
+  Rng r;
+  std::istringstream is(s);
+  is >> r;
+  if (is.fail()) throw Error(fmt::format("{}: corrupt RNG state", where));
+  return r;
+}
+
+// Keeps the lines of metrics.jsonl logged before `iteration` (a resumed run rewrites the rest).
+void truncate_metrics(const std::string& path, int64_t iteration) {
+  std::ifstream in(path);
+  if (!in) return;
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("iteration")) continue;  // a torn last line from a kill
+    if (j["iteration"].get<int64_t>() <= iteration) kept += line + "\n";
+  }
+  tasks::write_file_atomically(path, kept);
+}
+
+std::string clock_text(double s) {
+  if (!std::isfinite(s) || s < 0) return "?";
+  int64_t t = static_cast<int64_t>(s);
+  return t >= 3600 ? fmt::format("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60) : fmt::format("{}:{:02}", t / 60, t % 60);
+}
+}  // namespace
+
+int train(RunConfig requested, const TrainOptions& opt) {
+  if (opt.out_dir.empty()) throw Error("train: --out DIR is required");
+  const std::string dir = opt.out_dir;
+  const std::string cfg_path = dir + "/config.json", ckpt_path = dir + "/checkpoint.npz",
+                    metrics_path = dir + "/metrics.jsonl";
+  std::error_code ec;
+  if (opt.resume) {
+    if (!fs::exists(ckpt_path)) throw Error(fmt::format("train --resume: no checkpoint at {}", ckpt_path));
+  } else {
+    if (fs::exists(ckpt_path))
+      throw Error(fmt::format("train: {} already holds a run (use --resume to continue it, or another --out)", dir));
+    fs::create_directories(dir, ec);
+    if (ec) throw Error(fmt::format("train: cannot create {}: {}", dir, ec.message()));
+    if (::access(dir.c_str(), W_OK) != 0) throw Error(fmt::format("train: {} is not writable", dir));
+  }
+
+  RunSetup run = make_run(requested);
+  RunConfig& cfg = run.cfg;
+  blas::set_threads(cfg.threads);
+  ParamVec theta = run.objective->params().values().clone();
+  std::unique_ptr<TrainStep> stepper = make_train_step(cfg, run.objective->params());
+  Rng rng(cfg.seed * 0x2545F4914F6CDD1DULL + 1);
+  int64_t start = 0;
+  double trained_seconds = 0;
+  if (opt.resume) {
+    Checkpoint c = load_checkpoint(ckpt_path, run.objective->params());
+    RunConfig saved = run_config_from_json(c.config, ckpt_path);
+    // the run's identity must not change on resume; its length may
+    saved.steps = cfg.steps;
+    saved.max_seconds = cfg.max_seconds;
+    if (to_json(saved) != to_json(cfg))
+      throw Error(fmt::format("train --resume: the options differ from the run in {} (only --steps and --max-seconds may change)", dir));
+    theta = c.theta;
+    rng = rng_from_string(c.rng_state, ckpt_path);
+    stepper->restore(c.optimizer_scalars, c.optimizer_vectors);
+    start = c.iteration;
+    trained_seconds = c.seconds;
+    truncate_metrics(metrics_path, start);
+  } else {
+    tasks::write_file_atomically(cfg_path, to_json(cfg).dump(2) + "\n");
+    tasks::write_file_atomically(metrics_path, "");
+  }
+
+  auto checkpoint = [&](int64_t iteration) {
+    Checkpoint c;
+    c.iteration = iteration;
+    c.seconds = trained_seconds;
+    c.theta = theta;
+    c.rng_state = rng_to_string(rng);
+    c.optimizer_scalars = stepper->scalars();
+    c.optimizer_vectors = stepper->vectors();
+    c.config = to_json(cfg);
+    save_checkpoint(ckpt_path, c, run.objective->params());
+  };
+  if (!opt.resume) checkpoint(0);
+
+  g_signal.store(0);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old_int {}, old_term {};
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+
+  const bool tty = !opt.quiet && ::isatty(STDERR_FILENO);
+  std::ofstream metrics(metrics_path, std::ios::app);
+  if (!metrics) throw Error(fmt::format("train: cannot append to {}", metrics_path));
+  const tasks::Task& valid_task = run.valid ? *run.valid : *run.train;
+  auto t0 = std::chrono::steady_clock::now();
+  auto last_print = t0;
+  const uint64_t valid_seed = cfg.seed + 1000003;
+  nlohmann::json last;
+  EvalResult last_eval{};
+  bool have_eval = false;
+  int64_t it = start;
+  int exit_code = 0;
+  for (; it < cfg.steps; ++it) {
+    auto s0 = std::chrono::steady_clock::now();
+    nlohmann::json m = stepper->step(*run.objective, theta, *run.train, rng, it);
+    m["iteration"] = it + 1;
+    const bool last_iter = it + 1 == cfg.steps;
+    if ((cfg.eval_every > 0 && (it + 1) % cfg.eval_every == 0) || last_iter) {
+      last_eval = evaluate(*run.objective, theta, valid_task, cfg.eval_batch, valid_seed);
+      have_eval = true;
+      m["valid_loss"] = last_eval.loss;
+      m["valid_error"] = last_eval.error_rate;
+    }
+    auto s1 = std::chrono::steady_clock::now();
+    trained_seconds += std::chrono::duration<double>(s1 - s0).count();
+    m["seconds"] = trained_seconds;
+    metrics << m.dump() << "\n" << std::flush;
+    last = m;
+    const bool stop_time = cfg.max_seconds > 0 && std::chrono::duration<double>(s1 - t0).count() >= cfg.max_seconds;
+    const int sig = g_signal.load();
+    if ((cfg.checkpoint_every > 0 && (it + 1) % cfg.checkpoint_every == 0) || last_iter || stop_time || sig)
+      checkpoint(it + 1);
+    // progress: a bar on a terminal, plain lines otherwise
+    const double done = static_cast<double>(it + 1 - start);
+    const double rate = done / std::max(1e-9, std::chrono::duration<double>(s1 - t0).count());
+    const double eta = static_cast<double>(cfg.steps - it - 1) / rate;
+    std::string tail = fmt::format("loss {:.4g}", m.value("loss", 0.0));
+    if (have_eval) tail += fmt::format("  valid {:.4g}  error {:.4g}", last_eval.loss, last_eval.error_rate);
+    if (m.contains("lambda")) tail += fmt::format("  λ {:.3g}  cg {}", m["lambda"].get<double>(), m["cg_iters"].get<int>());
+    if (tty) {
+      const int width = 24;
+      int filled = static_cast<int>(width * (it + 1) / std::max<int64_t>(1, cfg.steps));
+      std::fprintf(stderr, "\r[%s%s] %lld/%lld %.2f it/s ETA %s  %s\x1b[K", std::string(filled, '=').c_str(),
+                   std::string(width - filled, ' ').c_str(), static_cast<long long>(it + 1),
+                   static_cast<long long>(cfg.steps), rate, clock_text(eta).c_str(), tail.c_str());
+      std::fflush(stderr);
+    } else if (!opt.quiet && (std::chrono::duration<double>(s1 - last_print).count() >= 10 || last_iter ||
+                              m.contains("valid_loss"))) {
+      std::fprintf(stderr, "iteration %lld/%lld  %.2f it/s  ETA %s  %s\n", static_cast<long long>(it + 1),
+                   static_cast<long long>(cfg.steps), rate, clock_text(eta).c_str(), tail.c_str());
+      last_print = s1;
+    }
+    if (sig) {
+      exit_code = 128 + sig;
+      ++it;
+      if (tty) std::fprintf(stderr, "\n");
+      std::fprintf(stderr, "interrupted (%s): checkpoint saved at iteration %lld; continue with --resume\n",
+                   sig == SIGINT ? "SIGINT" : "SIGTERM", static_cast<long long>(it));
+      break;
+    }
+    if (stop_time) {
+      ++it;
+      if (tty) std::fprintf(stderr, "\n");
+      std::fprintf(stderr, "time budget of %.0f s reached: checkpoint saved at iteration %lld; continue with --resume\n",
+                   cfg.max_seconds, static_cast<long long>(it));
+      break;
+    }
+  }
+  if (tty && exit_code == 0) std::fprintf(stderr, "\n");
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  if (it == start && start > 0 && !have_eval) {  // nothing left to do: report the saved state
+    last_eval = evaluate(*run.objective, theta, valid_task, cfg.eval_batch, valid_seed);
+    have_eval = true;
+  }
+  nlohmann::json summary = {{"run", dir}, {"iterations", it}, {"seconds", trained_seconds}};
+  if (have_eval) {
+    summary["valid_loss"] = last_eval.loss;
+    summary["valid_error"] = last_eval.error_rate;
+    summary["success"] = last_eval.error_rate < run.train->success_threshold();
+  }
+  std::printf("summary %s\n", summary.dump().c_str());
+  return exit_code;
+}
+
+}  // namespace tg::cli
