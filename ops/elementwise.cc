@@ -2,8 +2,9 @@
 // the helper derives jvp = d * x_dot and vjp = d * y_bar (PyTorch's auto_element_wise).
 #include <cmath>
 
-#include <xtensor/xadapt.hpp>
-#include <xtensor/xmath.hpp>
+#include <algorithm>
+
+#include <xsimd/xsimd.hpp>
 
 #include "ops/families.h"
 #include "ops/kernels.h"
@@ -23,16 +24,27 @@ void ew_vjp(const RuleArgs& r, Var yb, std::span<const bool>, std::span<Var> xb)
   xb[0] = mul(D(r.x[0], r.y, r.site), yb, r.site);
 }
 
-// Vectorised (xsimd) kernel for transcendental functions over contiguous buffers.
+// Vectorised (xsimd) kernel for transcendental functions over contiguous buffers. Every element goes
+// through the same SIMD code, the tail through a zero-padded batch: xtensor's assignment loop sends
+// head and tail elements through a scalar path chosen at run time, and the SIMD and scalar tanh differ
+// in the last bit, which made results depend on where the allocator put a buffer.
 template <class F>
 Tensor map_xt(const EvalArgs& a, F f) {
   Tensor y = Tensor::empty(a.shape, a.dtype);
-  const std::size_t n = static_cast<std::size_t>(y.size());
-  const std::array<std::size_t, 1> sh{n};
+  const int64_t n = y.size();
   TG_DISPATCH(a.dtype, T, {
-    auto in = xt::adapt(a.in[0]->data<T>(), n, xt::no_ownership(), sh);
-    auto out = xt::adapt(y.data<T>(), n, xt::no_ownership(), sh);
-    out = f(in);
+    using Batch = xsimd::batch<T>;
+    constexpr int64_t width = static_cast<int64_t>(Batch::size);
+    const T* x = a.in[0]->data<T>();
+    T* o = y.data<T>();
+    int64_t i = 0;
+    for (; i + width <= n; i += width) f(Batch::load_unaligned(x + i)).store_unaligned(o + i);
+    if (i < n) {
+      alignas(64) T buf[width] = {};
+      std::copy(x + i, x + n, buf);
+      f(Batch::load_aligned(buf)).store_aligned(buf);
+      std::copy(buf, buf + (n - i), o + i);
+    }
   });
   return y;
 }
@@ -49,20 +61,23 @@ Var d_abs(Var x, Var, Site s) { return sign(x, s); }
 
 // y = e^x;  dy = y dx
 const Primitive exp_p{"exp", 1, same_shape,
-                      [](const EvalArgs& a) { return map_xt(a, [](auto& x) { return xt::exp(x); }); },
+                      [](const EvalArgs& a) { return map_xt(a, [](auto x) { return xsimd::exp(x); }); },
                       ew_jvp<d_exp>, ew_vjp<d_exp>};
 // y = log x;  dy = dx / x
 const Primitive log_p{"log", 1, same_shape,
-                      [](const EvalArgs& a) { return map_xt(a, [](auto& x) { return xt::log(x); }); },
+                      [](const EvalArgs& a) { return map_xt(a, [](auto x) { return xsimd::log(x); }); },
                       ew_jvp<d_log>, ew_vjp<d_log>};
 // y = tanh x;  dy = (1 - y^2) dx
 const Primitive tanh_p{"tanh", 1, same_shape,
-                       [](const EvalArgs& a) { return map_xt(a, [](auto& x) { return xt::tanh(x); }); },
+                       [](const EvalArgs& a) { return map_xt(a, [](auto x) { return xsimd::tanh(x); }); },
                        ew_jvp<d_tanh>, ew_vjp<d_tanh>};
 // y = 1 / (1 + e^-x) = (1 + tanh(x/2)) / 2 (stable for any x);  dy = y (1 - y) dx
 const Primitive logistic_p{"logistic", 1, same_shape,
                            [](const EvalArgs& a) {
-                             return map_xt(a, [](auto& x) { return 0.5 + 0.5 * xt::tanh(0.5 * x); });
+                             return map_xt(a, [](auto x) {
+                               using B = decltype(x);
+                               return B(0.5) + B(0.5) * xsimd::tanh(B(0.5) * x);
+                             });
                            },
                            ew_jvp<d_logistic>, ew_vjp<d_logistic>};
 // y = max(x, 0);  dy = 1[x > 0] dx
@@ -77,7 +92,7 @@ const Primitive square_p{"square", 1, same_shape,
                          ew_jvp<d_square>, ew_vjp<d_square>};
 // y = sqrt x;  dy = dx / (2 y)
 const Primitive sqrt_p{"sqrt", 1, same_shape,
-                       [](const EvalArgs& a) { return map_xt(a, [](auto& x) { return xt::sqrt(x); }); },
+                       [](const EvalArgs& a) { return map_xt(a, [](auto x) { return xsimd::sqrt(x); }); },
                        ew_jvp<d_sqrt>, ew_vjp<d_sqrt>};
 // y = |x|;  dy = sign(x) dx (subgradient 0 at 0)
 const Primitive abs_p{"abs", 1, same_shape,
