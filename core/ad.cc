@@ -57,11 +57,14 @@ std::vector<Var> jvp(std::span<const Var> outputs, std::span<const Var> inputs, 
   if (hi < lo) return result;
   const size_t n = static_cast<size_t>(hi - lo + 1);
   // needed: ancestors of the outputs (so no tangent node is built that nothing reads)
+  // (inputs' tangents are given, so nothing upstream of an input is needed on their account)
   std::vector<char> needed(n, 0), is_input(n, 0);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].empty() && !tangents[i].empty() && inputs[i].id() <= hi) is_input[inputs[i].id() - lo] = 1;
   for (const Var& o : outputs)
     if (!o.empty() && o.id() >= lo) needed[o.id() - lo] = 1;
   for (int32_t id = hi; id >= lo; --id) {
-    if (!needed[id - lo]) continue;
+    if (!needed[id - lo] || is_input[id - lo]) continue;
     for (int32_t in : g.node(id).in)
       if (in >= lo) needed[in - lo] = 1;
   }
@@ -96,7 +99,7 @@ std::vector<Var> jvp(std::span<const Var> outputs, std::span<const Var> inputs, 
   return result;
 }
 
-std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt) {
+std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool independent) {
   std::vector<Var> result(wrt.size());
   if (seeds.empty() || wrt.empty()) return result;
   std::vector<Var> seed_nodes;
@@ -115,9 +118,9 @@ std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt) {
   if (hi < lo) return result;
   const size_t n = static_cast<size_t>(hi - lo + 1);
   // relevant = depends on a wrt node AND is an ancestor of a seed
-  std::vector<char> dep(n, 0), anc(n, 0);
+  std::vector<char> dep(n, 0), anc(n, 0), is_wrt(n, 0);
   for (const Var& w : wrt)
-    if (!w.empty() && w.id() <= hi) dep[w.id() - lo] = 1;
+    if (!w.empty() && w.id() <= hi) dep[w.id() - lo] = is_wrt[w.id() - lo] = 1;
   for (int32_t id = lo; id <= hi; ++id) {
     if (dep[id - lo]) continue;
     const Node& nd = g.node(id);
@@ -148,7 +151,7 @@ std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt) {
   std::vector<Var> xbar;
   for (int32_t id = hi; id >= lo; --id) {
     const size_t k = static_cast<size_t>(id - lo);
-    if (cot[k].empty() || !dep[k] || !anc[k]) continue;
+    if (cot[k].empty() || !dep[k] || !anc[k] || (independent && is_wrt[k])) continue;
     const Node& nd = g.node(id);
     if (!nd.prim->differentiable || !nd.prim->vjp) continue;
     const size_t arity = nd.in.size();

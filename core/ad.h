@@ -23,7 +23,10 @@ struct Seed {
 };
 // Adjoints at `wrt` (leaves or intermediates): the total derivative of sum_s <seed_s, at_s> with
 // respect to each wrt node. Empty Var where the seeds do not depend on it.
-std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt);
+// With `independent`, the wrt nodes are treated as independent variables: cotangents stop at them
+// instead of flowing on through one wrt node into another (the hidden pre-activations of an RNN
+// feed each other; a curvature block's head is a function of them taken separately).
+std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool independent = false);
 
 // Gradient of a scalar node.
 std::vector<Var> grad(Var y, std::span<const Var> wrt);

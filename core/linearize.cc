@@ -134,7 +134,9 @@ std::vector<Tensor> Linearization::gnvp(std::span<const Tensor> v, const Block& 
     int32_t begin = graph().size();
     std::vector<Var> ph = make_placeholders(wrt_);
     std::vector<Var> jv = ad::jvp(block.at, wrt_, ph);
-    std::vector<Var> head_grad = ad::grad(block.head, block.at);  // known: evaluated once, here
+    // the head's gradient with the block's nodes as independent variables (known: evaluated once, here)
+    Seed one{block.head, ops::fill(graph(), block.head.shape(), 1.0, block.head.dtype())};
+    std::vector<Var> head_grad = ad::vjp(std::span<const Seed>(&one, 1), block.at, /*independent=*/true);
     std::vector<Var> hjv = ad::jvp(head_grad, block.at, jv);
     std::vector<Seed> seeds;
     for (size_t i = 0; i < block.at.size(); ++i) seeds.push_back({block.at[i], hjv[i]});

@@ -178,3 +178,62 @@ TEST(Curvature, ExtraBlockAtTaggedIntermediates) {
 
 }  // namespace
 }  // namespace tg
+
+namespace tg {
+namespace {
+// Structural damping's block on a recurrence: the pre-activations u_t feed each other, yet the block's
+// curvature is J_uᵀ diag(1 - tanh² u) J_u with the head taken as a function of the u_t separately.
+TEST(Curvature, BlockOnChainedPreactivationsTreatsThemAsIndependent) {
+  ParamSet ps(DType::f64);
+  Rng rng(8);
+  ParamId wx = ps.add("wx", {3, 4}, init::normal(0.7), &rng), wh = ps.add("wh", {4, 4}, init::normal(0.7), &rng);
+  Tensor x = Tensor::empty({2, 3}, DType::f64);
+  init::normal(1.0)(x, rng);
+  const int T = 4, P = static_cast<int>(ps.numel());
+  auto preacts = [&](Graph& g) {
+    g.bind(ps);
+    std::vector<Var> us;
+    Var h = ops::fill(g, {2, 4}, 0.0, DType::f64);
+    for (int t = 0; t < T; ++t) {
+      Var u = ops::matmul(ops::scale(g.input(x), 1.0 + t), g[wx]) + ops::matmul(h, g[wh]);
+      h = ops::tanh(u);
+      us.push_back(u);
+    }
+    return us;
+  };
+  Graph g;
+  std::vector<Var> us = preacts(g);
+  Var head;
+  for (Var u : us) head = ops::add(head, ops::sum(ops::sub(ops::softplus(ops::scale(u, 2.0)), u)));  // Σ log cosh u
+  ad::Linearization lin(head);
+  ad::Block block{us, head};
+  // dense: J from central differences of all u_t, H = diag(1 - tanh² u)
+  const ParamVec theta = ps.values().clone();
+  auto flat_u = [&](const ParamVec& th) {
+    ps.set_values(th);
+    Graph g2;
+    std::vector<double> all;
+    for (Var u : preacts(g2)) {
+      std::vector<double> v = u.value().to_vector();
+      all.insert(all.end(), v.begin(), v.end());
+    }
+    ps.set_values(theta);
+    return all;
+  };
+  std::vector<double> u0 = flat_u(theta);
+  const size_t U = u0.size();
+  Matrix jac(U, std::vector<double>(P));
+  for (int j = 0; j < P; ++j) {
+    std::vector<double> up = flat_u(theta.clone().axpy(1.0, basis(ps, j, 1e-5)));
+    std::vector<double> um = flat_u(theta.clone().axpy(1.0, basis(ps, j, -1e-5)));
+    for (size_t i = 0; i < U; ++i) jac[i][j] = (up[i] - um[i]) / 2e-5;
+  }
+  Matrix dense(P, std::vector<double>(P, 0.0)), engine(P);
+  for (int a = 0; a < P; ++a)
+    for (int b = 0; b < P; ++b)
+      for (size_t i = 0; i < U; ++i) dense[a][b] += jac[i][a] * (1 - std::tanh(u0[i]) * std::tanh(u0[i])) * jac[i][b];
+  for (int j = 0; j < P; ++j) engine[j] = lin.gnvp(basis(ps, j), block).flat().to_vector();
+  EXPECT_LT(rel_frobenius(engine, dense), 1e-8);
+}
+}  // namespace
+}  // namespace tg
