@@ -25,6 +25,7 @@ nlohmann::json to_json(const RunConfig& c) {
           {"eval_every", c.eval_every},
           {"eval_batch", c.eval_batch},
           {"checkpoint_every", c.checkpoint_every},
+          {"stop_on_success", c.stop_on_success},
           {"threads", c.threads},
           {"dtype", c.dtype}};
 }
@@ -67,6 +68,7 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   take(j, "eval_every", c.eval_every, where);
   take(j, "eval_batch", c.eval_batch, where);
   take(j, "checkpoint_every", c.checkpoint_every, where);
+  take(j, "stop_on_success", c.stop_on_success, where);
   take(j, "threads", c.threads, where);
   take(j, "dtype", c.dtype, where);
   auto positive = [&](int64_t v, const char* key) {

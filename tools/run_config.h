@@ -27,6 +27,7 @@ struct RunConfig {
   int64_t eval_every = 10;        // iterations between validation evaluations (0: only at the end)
   int64_t eval_batch = 1000;      // validation sequences (generated tasks) / at most this many (text)
   int64_t checkpoint_every = 10;  // iterations between checkpoints (also on exit and on SIGINT/SIGTERM)
+  bool stop_on_success = false;   // stop (with a checkpoint) once validation meets the task's success criterion
   int threads = 1;                // OpenBLAS threads (results are bitwise repeatable at a fixed count)
   std::string dtype = "float32";
 };

@@ -396,7 +396,9 @@ int train(RunConfig requested, const TrainOptions& opt) {
     last = m;
     const bool stop_time = cfg.max_seconds > 0 && std::chrono::duration<double>(s1 - t0).count() >= cfg.max_seconds;
     const int sig = g_signal.load();
-    if ((cfg.checkpoint_every > 0 && (it + 1) % cfg.checkpoint_every == 0) || last_iter || stop_time || sig)
+    const bool solved = cfg.stop_on_success && m.contains("valid_loss") &&
+                        last_eval.error_rate < run.train->success_threshold();
+    if ((cfg.checkpoint_every > 0 && (it + 1) % cfg.checkpoint_every == 0) || last_iter || stop_time || sig || solved)
       checkpoint(it + 1);
     // progress: a bar on a terminal, plain lines otherwise
     const double done = static_cast<double>(it + 1 - start);
@@ -424,6 +426,14 @@ int train(RunConfig requested, const TrainOptions& opt) {
       if (tty) std::fprintf(stderr, "\n");
       std::fprintf(stderr, "interrupted (%s): checkpoint saved at iteration %lld; continue with --resume\n",
                    sig == SIGINT ? "SIGINT" : "SIGTERM", static_cast<long long>(it));
+      break;
+    }
+    if (solved && !last_iter) {
+      ++it;
+      if (tty) std::fprintf(stderr, "\n");
+      if (!opt.quiet)
+        std::fprintf(stderr, "success criterion met at iteration %lld (%s)\n", static_cast<long long>(it),
+                     run.train->success_criterion().c_str());
       break;
     }
     if (stop_time) {
