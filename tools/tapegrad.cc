@@ -2,6 +2,8 @@
 // 2 on bad input (with one clear error line).
 #include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "tools/commands.h"
@@ -10,7 +12,9 @@ int main(int argc, char** argv) {
   CLI::App app{"tapegrad: recurrent networks trained with first- and second-order methods"};
   app.require_subcommand(1);
   std::map<CLI::App*, tg::cli::Run> runs;
+  std::vector<std::string> names;  // in registration order, for messages
   auto reg = [&](const char* name, const char* help, auto add) {
+    names.push_back(name);
     CLI::App* sub = app.add_subcommand(name, help);
     runs[sub] = add(*sub);
   };
@@ -24,11 +28,28 @@ int main(int argc, char** argv) {
   reg("plot", "training curves of a run (metrics.jsonl) as a PNG, via gnuplot", tg::cli::add_plot);
   reg("tasks", "list the tasks; --dump NAME writes generated sequences to a task file, --check FILE validates one",
       tg::cli::add_tasks);
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const std::string& n : names) {
+      known += (known.empty() ? "" : ", ") + n;
+      found |= n == argv[1];
+    }
+    if (!found) {
+      std::fprintf(stderr, "tapegrad: error: unknown subcommand '%s' (known: %s)\n", argv[1], known.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --version and the like
+    std::fprintf(stderr, "tapegrad: error: %s\n", e.what());  // one line, no usage dump
+    return 2;
   }
   try {
     for (auto& [sub, run] : runs)

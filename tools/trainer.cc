@@ -307,6 +307,12 @@ int train(RunConfig requested, const TrainOptions& opt) {
   const std::string dir = opt.out_dir;
   const std::string cfg_path = dir + "/config.json", ckpt_path = dir + "/checkpoint.npz",
                     metrics_path = dir + "/metrics.jsonl";
+  RunSetup run = make_run(requested);
+  RunConfig& cfg = run.cfg;
+  blas::set_threads(cfg.threads);
+  ParamVec theta = run.objective->params().values().clone();
+  std::unique_ptr<TrainStep> stepper = make_train_step(cfg, run.objective->params());
+  // every input is valid by now: only then touch the output directory
   std::error_code ec;
   if (opt.resume) {
     if (!fs::exists(ckpt_path)) throw Error(fmt::format("train --resume: no checkpoint at {}", ckpt_path));
@@ -318,11 +324,6 @@ int train(RunConfig requested, const TrainOptions& opt) {
     if (::access(dir.c_str(), W_OK) != 0) throw Error(fmt::format("train: {} is not writable", dir));
   }
 
-  RunSetup run = make_run(requested);
-  RunConfig& cfg = run.cfg;
-  blas::set_threads(cfg.threads);
-  ParamVec theta = run.objective->params().values().clone();
-  std::unique_ptr<TrainStep> stepper = make_train_step(cfg, run.objective->params());
   Rng rng(cfg.seed * 0x2545F4914F6CDD1DULL + 1);
   int64_t start = 0;
   double trained_seconds = 0;

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Bad input to the tapegrad command: each case must print exactly one error line naming the problem,
+# exit with code 2, and leave no partial or damaged files. Usage: cli_errors.sh TAPEGRAD
+set -uo pipefail
+TG=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+failures=0
+# expect NAME PATTERN -- ARGS...: exit code 2, one stderr line matching PATTERN, no new files
+expect() {
+  local name=$1 pattern=$2
+  shift 3
+  local before after
+  before=$(find . | sort)
+  "$TG" "$@" >stdout.txt 2>stderr.txt
+  local rc=$?
+  after=$(find . | sort | grep -v -E '^\./(stdout|stderr)\.txt$')
+  before=$(echo "$before" | grep -v -E '^\./(stdout|stderr)\.txt$')
+  local lines
+  lines=$(wc -l <stderr.txt)
+  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q -E -e "$pattern" stderr.txt || [ "$before" != "$after" ]; then
+    echo "FAIL $name: exit $rc, $lines stderr lines, files changed: $([ "$before" != "$after" ] && echo yes || echo no)"
+    sed 's/^/    /' stderr.txt
+    failures=$((failures + 1))
+  else
+    echo "ok   $name: $(cat stderr.txt)"
+  fi
+  rm -f stdout.txt stderr.txt
+}
+
+printf '' >empty.txt
+printf 'abc\0def\n' >binary.txt
+printf 'caf\xe9 au lait\n' >latin1.txt
+printf 'In the beginning was the word.\n%.0s' $(seq 200) >good.txt
+mkdir -p existing && printf '{}' >existing/keep.json
+
+expect missing_data  "nonexistent.txt"                 -- train --data nonexistent.txt --out run1
+expect empty_data    "empty.txt: empty file"           -- train --data empty.txt --out run1
+expect binary_data   "binary.txt.*binary file"         -- train --data binary.txt --out run1
+expect non_utf8_data "latin1.txt.*invalid UTF-8"       -- train --data latin1.txt --out run1
+expect unknown_model "unknown model 'lstmm'"           -- train --model lstmm --task addition --out run1
+expect unknown_task  "unknown task 'adition'"          -- train --task adition --out run1
+expect unknown_model_option "unknown option 'hiden'"   -- train --task addition --set model_options.hiden=3 --out run1
+expect unknown_optimizer "unknown.*optimizer.*'adamw'" -- train --task addition --optimizer adamw --out run1
+expect unknown_flag  "--bogus"                         -- train --bogus --out run1
+expect invalid_number_steps "steps"                    -- train --task addition --steps -5 --out run1
+expect invalid_number_text "seed"                      -- train --task addition --seed abc --out run1
+expect invalid_task_option "'T'"                       -- train --task addition --set task_options.T=2 --out run1
+expect unwritable_out "cannot create"                  -- train --task addition --steps 1 --out good.txt/run
+expect existing_run_untouched "already holds a run|unknown key" -- train --task addition --config existing/keep.json --set bogus=1 --out existing
+expect eval_missing_run "no such file|cannot open"     -- eval --run nowhere
+expect unknown_subcommand "frobnicate"                 -- frobnicate
+
+[ "$(cat existing/keep.json)" = "{}" ] || { echo "FAIL: existing/keep.json was modified"; failures=$((failures + 1)); }
+if [ "$failures" -ne 0 ]; then echo "$failures case(s) failed"; exit 1; fi
+echo "cli_errors: all cases give one line, exit code 2 and no files"
