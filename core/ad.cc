@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "ops/ops.h"
+#include "ops/registry.h"
 
 namespace tg::ad {
 
@@ -30,6 +31,153 @@ RuleCall rule_call(Graph& g, int32_t id) {
   for (int32_t i : n.in) c.x.emplace_back(&g, i);
   return c;
 }
+
+// Cotangent contributions to one node, summed when the reverse sweep reaches it (all its consumers
+// have been visited by then).
+struct Contributions {
+  Var first;
+  std::vector<Var> more;
+  bool empty() const { return first.empty(); }
+  void add(Var v) {
+    if (first.empty()) first = v;
+    else more.push_back(v);
+  }
+};
+
+const Primitive* prim_named(const char* name) {
+  const Primitive* p = ops::find_primitive(name);
+  TG_ASSERT(p != nullptr, "primitive {} is not registered", name);
+  return p;
+}
+
+// Sums the contributions to one cotangent. A chain of adds would materialise each one: for a weight
+// shared by T steps, T products of the weight's full shape plus T adds, hundreds of megabytes per
+// pass. Contributions this sweep built (ids >= fresh: nothing has evaluated them yet, see
+// Graph::set_deferred) are regrouped first by identities that keep the result a graph of ordinary ops:
+//   sum_t op(A_t) op(B_t)             = op([A_t]) op([B_t])    operands concatenated along the inner axis
+//   sum_t scatter_add_rows(x_t, i_t)   = scatter_add_rows([x_t], [i_t])
+//   sum_t pad(x_t), disjoint ranges    = concat of the pieces, zeros in the gaps (an LSTM's four gates)
+// The products are only regrouped when copying the operands costs less than the adds it saves.
+Var sum_contributions(Graph& g, Contributions& c, int32_t fresh) {
+  if (c.more.empty()) return c.first;
+  static const Primitive* matmul_p = prim_named("matmul");
+  static const Primitive* scatter_p = prim_named("scatter_add_rows");
+  static const Primitive* pad_p = prim_named("pad");
+  std::vector<Var> parts;
+  parts.reserve(c.more.size() + 1);
+  parts.push_back(c.first);
+  parts.insert(parts.end(), c.more.begin(), c.more.end());
+  std::vector<char> used(parts.size(), 0);
+  auto fresh_node = [&](size_t i, const Primitive* p) -> const Node* {
+    if (used[i] || parts[i].id() < fresh) return nullptr;
+    const Node& n = g.node(parts[i].id());
+    return n.prim == p ? &n : nullptr;
+  };
+  std::vector<Var> sums;
+  std::vector<size_t> group;
+
+  for (int flags = 0; flags < 4; ++flags) {
+    const bool ta = flags & 1, tb = flags & 2;
+    group.clear();
+    int64_t operand_elems = 0;
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (const Node* n = fresh_node(i, matmul_p); n && n->attrs.ta == ta && n->attrs.tb == tb) {
+        group.push_back(i);
+        operand_elems += g.node(n->in[0]).shape.size() + g.node(n->in[1]).shape.size();
+      }
+    if (group.size() < 2) continue;
+    const int64_t saved_elems = static_cast<int64_t>(group.size() - 1) * parts[group[0]].shape().size();
+    if (operand_elems > saved_elems) continue;
+    std::vector<Var> as, bs;
+    for (size_t i : group) {
+      const Node& n = g.node(parts[i].id());
+      as.emplace_back(&g, n.in[0]);
+      bs.emplace_back(&g, n.in[1]);
+      used[i] = 1;
+    }
+    const Site site = g.node(parts[group[0]].id()).site;
+    sums.push_back(ops::matmul(ops::concat(as, ta ? 0 : 1, site), ops::concat(bs, tb ? 1 : 0, site), ta, tb, site));
+  }
+
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Node* lead = fresh_node(i, scatter_p);
+    if (!lead) continue;
+    const int64_t rows = lead->attrs.shape[0];
+    group.clear();
+    for (size_t j = i; j < parts.size(); ++j)
+      if (const Node* n = fresh_node(j, scatter_p); n && n->attrs.shape[0] == rows) group.push_back(j);
+    if (group.size() < 2) continue;
+    std::vector<Var> xs;
+    std::vector<int32_t> index;
+    for (size_t j : group) {
+      const Node& n = g.node(parts[j].id());
+      xs.emplace_back(&g, n.in[0]);
+      index.insert(index.end(), n.attrs.index->begin(), n.attrs.index->end());
+      used[j] = 1;
+    }
+    const Site site = lead->site;
+    sums.push_back(ops::scatter_add_rows(ops::concat(xs, 0, site), ops::make_index(std::move(index)), rows, site));
+  }
+
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Node* lead = fresh_node(i, pad_p);
+    if (!lead) continue;
+    const int axis = lead->attrs.axis;
+    const Shape target = lead->attrs.shape;
+    group.clear();
+    for (size_t j = i; j < parts.size(); ++j)
+      if (const Node* n = fresh_node(j, pad_p); n && n->attrs.axis == axis && n->attrs.shape == target)
+        group.push_back(j);
+    if (group.size() < 2) continue;
+    auto begin_of = [&](size_t j) { return g.node(parts[j].id()).attrs.begin; };
+    std::sort(group.begin(), group.end(), [&](size_t x, size_t y) { return begin_of(x) < begin_of(y); });
+    bool disjoint = true;
+    for (size_t k = 1; k < group.size(); ++k) {
+      const Node& prev = g.node(parts[group[k - 1]].id());
+      disjoint &= prev.attrs.begin + g.node(prev.in[0]).shape[axis] <= begin_of(group[k]);
+    }
+    if (!disjoint) continue;
+    const Site site = lead->site;
+    const DType dt = lead->dtype;
+    std::vector<Var> pieces;
+    int64_t at = 0;
+    auto zeros = [&](int64_t len) {
+      Shape s = target;
+      s[axis] = len;
+      pieces.push_back(ops::fill(g, s, 0.0, dt, site));
+    };
+    for (size_t j : group) {
+      const Node& n = g.node(parts[j].id());
+      if (n.attrs.begin > at) zeros(n.attrs.begin - at);
+      pieces.emplace_back(&g, n.in[0]);
+      at = n.attrs.begin + g.node(n.in[0]).shape[axis];
+      used[j] = 1;
+    }
+    if (at < target[axis]) zeros(target[axis] - at);
+    sums.push_back(ops::concat(pieces, axis, site));
+  }
+
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (!used[i]) sums.push_back(parts[i]);
+  Var total;
+  for (const Var& v : sums) total = ops::add(total, v);
+  c.first = total;
+  c.more.clear();
+  return total;
+}
+
+// Nodes built inside the guard stay pending until something reads them (Graph::set_deferred).
+class DeferEvaluation {
+ public:
+  explicit DeferEvaluation(Graph& g) : g_(g), was_(g.set_deferred(true)) {}
+  ~DeferEvaluation() { g_.set_deferred(was_); }
+  DeferEvaluation(const DeferEvaluation&) = delete;
+  DeferEvaluation& operator=(const DeferEvaluation&) = delete;
+
+ private:
+  Graph& g_;
+  bool was_;
+};
 
 void check_derivative(Graph& g, Var d, int32_t id, const char* kind) {
   if (d.empty()) return;
@@ -138,11 +286,14 @@ std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool
     for (int32_t in : g.node(id).in)
       if (in >= lo) anc[in - lo] = 1;
   }
-  std::vector<Var> cot(n);
+  // Derivative nodes are built deferred, so contributions that sum_contributions regroups never run.
+  const int32_t fresh = g.size();
+  DeferEvaluation defer(g);
+  std::vector<Contributions> cot(n);
   for (const Seed& s : seeds) {
     if (s.at.empty() || s.cotangent.empty() || s.at.id() < lo) continue;
     size_t k = static_cast<size_t>(s.at.id() - lo);
-    if (dep[k]) cot[k] = ops::add(cot[k], s.cotangent);
+    if (dep[k]) cot[k].add(s.cotangent);
   }
   // Rules take std::span<const bool>, which std::vector<bool> cannot give: a plain buffer, grown for
   // variadic nodes (a concat of every time step's logits has T inputs).
@@ -165,19 +316,23 @@ std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool
       any |= need[i];
     }
     if (!any) continue;
+    Var y_bar = sum_contributions(g, cot[k], fresh);
     RuleCall c = rule_call(g, id);
     xbar.assign(c.x.size(), Var());
-    c.prim->vjp(RuleArgs{c.x, Var(&g, id), c.attrs, c.site}, cot[k], std::span<const bool>(need.get(), arity),
-                xbar);
+    c.prim->vjp(RuleArgs{c.x, Var(&g, id), c.attrs, c.site}, y_bar, std::span<const bool>(need.get(), arity), xbar);
     for (size_t i = 0; i < xbar.size(); ++i) {
       if (!need[i] || xbar[i].empty()) continue;
       check_derivative(g, xbar[i], c.x[i].id(), "vjp");
-      size_t ki = static_cast<size_t>(c.x[i].id() - lo);
-      cot[ki] = ops::add(cot[ki], xbar[i]);
+      cot[static_cast<size_t>(c.x[i].id() - lo)].add(xbar[i]);
     }
   }
   for (size_t i = 0; i < wrt.size(); ++i)
-    if (!wrt[i].empty() && wrt[i].id() <= hi) result[i] = cot[wrt[i].id() - lo];
+    if (!wrt[i].empty() && wrt[i].id() <= hi) {
+      Contributions& c = cot[wrt[i].id() - lo];
+      if (!c.empty()) result[i] = sum_contributions(g, c, fresh);
+    }
+  // Known results get their values now, as eager nodes would have (and only what they need runs).
+  g.evaluate_pending(result);
   return result;
 }
 

@@ -1,5 +1,6 @@
 #include "core/graph.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include "core/error.h"
@@ -122,15 +123,59 @@ Var Graph::add(const Primitive& prim, std::span<const Var> in, Attrs attrs, Site
   }
   bool known = !n.dynamic;
   Var v = push(std::move(n), Tensor());
-  if (known) eval(v.id());
+  if (known && !deferred_) eval(v.id());
   return v;
 }
 
 const Tensor& Graph::value(int32_t id) const {
+  if (pending(id)) evaluate_pending_from(std::span<const int32_t>(&id, 1));
   const Tensor& t = values_[id];
   if (!t.defined())
     throw Error(fmt::format("graph: node has no value yet (it depends on a placeholder): {}", describe(id)));
   return t;
+}
+
+bool Graph::set_deferred(bool on) {
+  bool was = deferred_;
+  deferred_ = on;
+  return was;
+}
+
+void Graph::evaluate_pending(std::span<const Var> roots) {
+  std::vector<int32_t> ids;
+  ids.reserve(roots.size());
+  for (const Var& v : roots)
+    if (!v.empty()) {
+      if (v.graph() != this) throw Error("graph: evaluate_pending on a node of another graph");
+      ids.push_back(v.id());
+    }
+  evaluate_pending_from(ids);
+}
+
+// Collects the pending ancestors of the roots (walking through unevaluated dynamic nodes, whose
+// inputs may be pending) and evaluates them in id order, which is a topological order of the tape.
+// Iterative: a recurrence makes ancestor chains thousands of nodes deep.
+void Graph::evaluate_pending_from(std::span<const int32_t> roots) const {
+  int32_t hi = -1;
+  for (int32_t r : roots) hi = std::max(hi, r);
+  if (hi < 0) return;
+  std::vector<char> seen(static_cast<size_t>(hi) + 1, 0);
+  std::vector<int32_t> stack;
+  int32_t lo = hi;
+  auto visit = [&](int32_t id) {
+    if (seen[id] || values_[id].defined()) return;  // evaluated known nodes have evaluated ancestors
+    seen[id] = 1;
+    lo = std::min(lo, id);
+    stack.push_back(id);
+  };
+  for (int32_t r : roots) visit(r);
+  while (!stack.empty()) {
+    int32_t id = stack.back();
+    stack.pop_back();
+    for (int32_t in : nodes_[id].in) visit(in);
+  }
+  for (int32_t id = lo; id <= hi; ++id)
+    if (seen[id] && !nodes_[id].dynamic) run_kernel(id);
 }
 
 void Graph::set_value(Var p, Tensor value) {
@@ -143,7 +188,9 @@ void Graph::set_value(Var p, Tensor value) {
   values_[p.id()] = std::move(value);
 }
 
-void Graph::eval(int32_t id) {
+void Graph::eval(int32_t id) { run_kernel(id); }
+
+void Graph::run_kernel(int32_t id) const {
   const Node& n = nodes_[id];
   if (n.prim->arity == 0 && n.in.empty() && n.prim->eval == no_eval) return;  // leaves keep their value
   const Tensor* args[8];

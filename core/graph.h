@@ -62,11 +62,19 @@ class Graph {
   int32_t size() const { return static_cast<int32_t>(nodes_.size()); }
   const Node& node(int32_t id) const { return nodes_[id]; }
   bool has_value(int32_t id) const { return values_[id].defined(); }
-  const Tensor& value(int32_t id) const;
+  const Tensor& value(int32_t id) const;  // evaluates a pending node (see set_deferred) first
   void set_value(Var placeholder, Tensor value);  // placeholders only; checks shape and dtype
   void eval(int32_t id);                           // (re-)evaluates one node from its inputs
   uint64_t eval_count(int32_t id) const { return evals_[id]; }
   uint64_t total_evals() const { return total_evals_; }
+
+  // Deferred evaluation, for transforms that rewrite what they build before any kernel runs (ad::vjp
+  // turns a sum of per-step weight gradients into one product). While deferred, known nodes are
+  // built without a value ("pending"); reading one evaluates it first, and evaluate_pending(roots)
+  // evaluates every pending node the roots depend on. A pending node nothing reads never runs.
+  bool set_deferred(bool on);  // returns the previous setting
+  void evaluate_pending(std::span<const Var> roots);
+  bool pending(int32_t id) const { return !nodes_[id].dynamic && !values_[id].defined(); }
 
   // Scopes name nodes in errors and dumps: "lstm/t=3".
   void push_scope(std::string name);
@@ -83,11 +91,15 @@ class Graph {
 
  private:
   Var push(Node n, Tensor value);
+  void run_kernel(int32_t id) const;
+  void evaluate_pending_from(std::span<const int32_t> roots) const;
   GraphOptions opt_;
   std::vector<Node> nodes_;
-  std::vector<Tensor> values_;
-  std::vector<uint64_t> evals_;
-  uint64_t total_evals_ = 0;
+  // Values are a cache that reading a pending node fills in, hence mutable.
+  mutable std::vector<Tensor> values_;
+  mutable std::vector<uint64_t> evals_;
+  mutable uint64_t total_evals_ = 0;
+  bool deferred_ = false;
   std::vector<std::string> scopes_{""};
   std::vector<int32_t> scope_stack_{0};
   std::unordered_map<std::string, std::vector<int32_t>> tags_;

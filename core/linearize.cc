@@ -12,9 +12,19 @@ Segment::Segment(Graph& g, int32_t begin, std::vector<Var> placeholders, std::ve
     : g_(&g), ph_(std::move(placeholders)), out_(std::move(outputs)), out_shapes_(std::move(output_shapes)) {
   std::vector<char> own(static_cast<size_t>(g.size()), 0);
   for (const Var& p : ph_) own[p.id()] = 1;
+  // Only nodes the outputs depend on run: transforms leave dead nodes behind (a vjp's regrouped
+  // cotangent contributions), and a call must not pay for them.
+  std::vector<char> live(static_cast<size_t>(g.size() - begin), 0);
+  for (const Var& o : out_)
+    if (!o.empty() && o.id() >= begin) live[o.id() - begin] = 1;
+  for (int32_t id = g.size() - 1; id >= begin; --id) {
+    if (!live[id - begin]) continue;
+    for (int32_t in : g.node(id).in)
+      if (in >= begin) live[in - begin] = 1;
+  }
   for (int32_t id = begin; id < g.size(); ++id) {
     const Node& n = g.node(id);
-    if (!n.dynamic || n.prim->arity == 0) continue;
+    if (!n.dynamic || n.prim->arity == 0 || !live[id - begin]) continue;
     // a dynamic input must come from this segment: another segment's placeholders would be stale here
     for (int32_t in : n.in)
       TG_ASSERT(!g.node(in).dynamic || in >= begin || own[in], "segment reads a foreign dynamic node: {}",

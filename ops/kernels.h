@@ -27,9 +27,34 @@ struct Bcast {
 };
 Bcast broadcast_strides(const Shape& a, const Shape& b, const Shape& out);
 
+// Broadcast patterns with contiguous inner loops (the general path below walks strides, which the
+// compiler cannot vectorise). `small` broadcast to `big`, both seen as [outer, inner]:
+//   row:    small is [inner] repeated over outer (a bias [H] added to [B,H])
+//   column: small is [outer] repeated over inner (a row max [B,1] subtracted from [B,V])
+inline bool row_broadcast(const Shape& small, const Shape& big, int64_t& inner) {
+  int lead = 0;
+  while (lead < small.rank() && small[lead] == 1) ++lead;
+  const int r = small.rank() - lead;
+  if (r > big.rank()) return false;
+  for (int i = 0; i < r; ++i)
+    if (small[lead + i] != big[big.rank() - r + i]) return false;
+  inner = small.size();
+  return true;
+}
+inline bool column_broadcast(const Shape& small, const Shape& big, int64_t& outer) {
+  if (small.rank() != big.rank()) return false;
+  int p = 0;
+  while (p < big.rank() && small[p] == big[p]) ++p;
+  for (int i = p; i < big.rank(); ++i)
+    if (small[i] != 1) return false;
+  outer = small.size();
+  return true;
+}
+
 // y[i] = f(a[ia], b[ib]) over the broadcast index space.
 template <class T, class F>
-void binary_broadcast(const T* a, const T* b, T* y, const Shape& as, const Shape& bs, const Shape& ys, F f) {
+void binary_broadcast(const T* __restrict a, const T* __restrict b, T* __restrict y, const Shape& as,
+                      const Shape& bs, const Shape& ys, F f) {
   const int64_t n = ys.size();
   if (as == ys && bs == ys) {
     for (int64_t i = 0; i < n; ++i) y[i] = f(a[i], b[i]);
@@ -45,8 +70,35 @@ void binary_broadcast(const T* a, const T* b, T* y, const Shape& as, const Shape
     for (int64_t i = 0; i < n; ++i) y[i] = f(av, b[i]);
     return;
   }
-  const Bcast s = broadcast_strides(as, bs, ys);
   int64_t k = 0;
+  if (as == ys && row_broadcast(bs, ys, k) && k > 0) {
+    for (int64_t o = 0; o < n; o += k)
+      for (int64_t i = 0; i < k; ++i) y[o + i] = f(a[o + i], b[i]);
+    return;
+  }
+  if (bs == ys && row_broadcast(as, ys, k) && k > 0) {
+    for (int64_t o = 0; o < n; o += k)
+      for (int64_t i = 0; i < k; ++i) y[o + i] = f(a[i], b[o + i]);
+    return;
+  }
+  if (as == ys && column_broadcast(bs, ys, k) && k > 0) {
+    const int64_t inner = n / k;
+    for (int64_t o = 0; o < k; ++o) {
+      const T bv = b[o];
+      for (int64_t i = 0; i < inner; ++i) y[o * inner + i] = f(a[o * inner + i], bv);
+    }
+    return;
+  }
+  if (bs == ys && column_broadcast(as, ys, k) && k > 0) {
+    const int64_t inner = n / k;
+    for (int64_t o = 0; o < k; ++o) {
+      const T av = a[o];
+      for (int64_t i = 0; i < inner; ++i) y[o * inner + i] = f(av, b[o * inner + i]);
+    }
+    return;
+  }
+  const Bcast s = broadcast_strides(as, bs, ys);
+  k = 0;
   for (int64_t i0 = 0; i0 < s.ext[0]; ++i0)
     for (int64_t i1 = 0; i1 < s.ext[1]; ++i1)
       for (int64_t i2 = 0; i2 < s.ext[2]; ++i2) {

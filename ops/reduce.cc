@@ -68,6 +68,14 @@ const Primitive sum_axis_p{
       TG_DISPATCH(a.dtype, T, {
         const T* x = a.in[0]->data<T>();
         T* o = y.data<T>();
+        if (g.inner == 1) {  // the last axis (a softmax's row sums): one accumulator per row
+          for (int64_t p = 0; p < g.outer; ++p) {
+            T acc = 0;
+            for (int64_t i = 0; i < g.n; ++i) acc += x[p * g.n + i];
+            o[p] = acc;
+          }
+          return y;
+        }
         for (int64_t p = 0; p < g.outer; ++p)
           for (int64_t i = 0; i < g.n; ++i) {
             const T* xr = x + (p * g.n + i) * g.inner;
@@ -159,10 +167,21 @@ const Primitive broadcast_to_p{
     },
     [](const EvalArgs& a) {
       Tensor y = Tensor::empty(a.shape, a.dtype);
+      const Shape& xs = a.in[0]->shape();
+      const int64_t n = a.shape.size();
+      int64_t k = 0;
       TG_DISPATCH(a.dtype, T, {
-        const T zero = 0;
-        binary_broadcast<T>(a.in[0]->data<T>(), &zero, y.data<T>(), a.in[0]->shape(), Shape{}, a.shape,
-                            [](T x, T) { return x; });
+        const T* x = a.in[0]->data<T>();
+        T* o = y.data<T>();
+        if (row_broadcast(xs, a.shape, k) && k > 0) {  // [k] repeated: block copies
+          for (int64_t p = 0; p < n; p += k) std::copy(x, x + k, o + p);
+        } else if (column_broadcast(xs, a.shape, k) && k > 0) {  // each of k values fills a block
+          const int64_t inner = n / k;
+          for (int64_t p = 0; p < k; ++p) std::fill(o + p * inner, o + (p + 1) * inner, x[p]);
+        } else {
+          const T zero = 0;
+          binary_broadcast<T>(x, &zero, o, xs, Shape{}, a.shape, [](T v, T) { return v; });
+        }
       });
       return y;
     },
@@ -181,12 +200,36 @@ const Primitive sum_to_p{
     [](const EvalArgs& a) {
       const Shape& xs = a.in[0]->shape();
       Tensor y = Tensor::zeros(a.shape, a.dtype);
+      const int64_t n = xs.size();
+      int64_t k = 0;
+      if (row_broadcast(a.shape, xs, k) && k > 0) {  // [outer, k] -> [k]: add rows (a bias gradient)
+        TG_DISPATCH(a.dtype, T, {
+          const T* __restrict x = a.in[0]->data<T>();
+          T* __restrict o = y.data<T>();
+          for (int64_t p = 0; p < n; p += k)
+            for (int64_t i = 0; i < k; ++i) o[i] += x[p + i];
+        });
+        return y;
+      }
+      if (column_broadcast(a.shape, xs, k) && k > 0) {  // [k, inner] -> [k]: row sums
+        const int64_t inner = n / k;
+        TG_DISPATCH(a.dtype, T, {
+          const T* x = a.in[0]->data<T>();
+          T* o = y.data<T>();
+          for (int64_t p = 0; p < k; ++p) {
+            T acc = 0;
+            for (int64_t i = 0; i < inner; ++i) acc += x[p * inner + i];
+            o[p] = acc;
+          }
+        });
+        return y;
+      }
       // walk x in order; accumulate into y through broadcast strides (0 on summed axes)
       const Bcast s = broadcast_strides(a.shape, Shape{}, xs);
       TG_DISPATCH(a.dtype, T, {
         const T* x = a.in[0]->data<T>();
         T* o = y.data<T>();
-        int64_t k = 0;
+        k = 0;
         for (int64_t i0 = 0; i0 < s.ext[0]; ++i0)
           for (int64_t i1 = 0; i1 < s.ext[1]; ++i1)
             for (int64_t i2 = 0; i2 < s.ext[2]; ++i2) {
