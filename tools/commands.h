@@ -8,6 +8,7 @@ using Run = std::function<int()>;
 Run add_gradcheck(CLI::App& app);
 Run add_models(CLI::App& app);
 Run add_params(CLI::App& app);
+Run add_bench(CLI::App& app);
 Run add_train(CLI::App& app);
 Run add_eval(CLI::App& app);
 Run add_sample(CLI::App& app);

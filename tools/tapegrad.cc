@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
       tg::cli::add_gradcheck);
   reg("models", "list the model zoo: name, seed document(s), one-line description", tg::cli::add_models);
   reg("params", "a model's parameters (name, shape, count); the total count is the last line", tg::cli::add_params);
+  reg("bench", "engine benchmark: LSTM LM forward, gradient, cached JVP and Gauss-Newton products, graph overhead",
+      tg::cli::add_bench);
   reg("train", "train a model on a task (checkpoints, metrics, exact resume)", tg::cli::add_train);
   reg("eval", "score a trained run: the task's error measure, or bits per character", tg::cli::add_eval);
   reg("sample", "generate text from a trained character-level run", tg::cli::add_sample);

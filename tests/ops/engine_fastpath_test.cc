@@ -1,0 +1,157 @@
+// The engine's speed paths must not change results: regrouped cotangent sums in the reverse sweep
+// (per-step weight products, row scatters, gate pads), deferred evaluation of derivative nodes,
+// variadic nodes with many inputs, and the contiguous broadcasting kernels.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/ad.h"
+#include "core/linearize.h"
+#include "ops/ops.h"
+#include "tests/harness/gradcheck.h"
+
+namespace tg {
+namespace {
+
+constexpr int64_t kV = 5, kH = 4, kB = 1, kT = 6;
+
+// A tiny LSTM over symbols, logits of every step concatenated. Sizes are chosen so that every
+// regrouping applies: the weights' per-step products are cheaper to concatenate than to add up.
+std::vector<Var> lstm_logits(Graph&, std::span<const Var> p) {
+  Var Wx = p[0], Wh = p[1], b = p[2], Wo = p[3];
+  Var h, c;
+  std::vector<Var> logits;
+  for (int64_t t = 0; t < kT; ++t) {
+    auto sym = ops::make_index({static_cast<int32_t>((t * 3 + 1) % kV)});
+    Var a = ops::gather_rows(Wx, sym) + ops::matmul(h, Wh) + b;
+    std::vector<Var> gates = ops::split(a, 1, 4);
+    Var c_in = ops::logistic(gates[0]) * ops::tanh(gates[3]);
+    c = c.empty() ? c_in : ops::logistic(gates[1]) * c + c_in;
+    h = ops::logistic(gates[2]) * ops::tanh(c);
+    logits.push_back(ops::matmul(h, Wo));
+  }
+  return {ops::concat(logits, 0)};
+}
+
+std::vector<Shape> lstm_shapes() { return {{kV, 4 * kH}, {kH, 4 * kH}, {4 * kH}, {kH, kV}}; }
+
+TEST(RegroupedCotangents, PassTheGradientCheckHarnessToSecondOrder) {
+  check::Report r = check::check_fn(lstm_logits, check::random_inputs(lstm_shapes(), -1, 1, 3));
+  EXPECT_TRUE(r.ok) << r.failure;
+  EXPECT_EQ(r.primal_reevals, 0u);
+}
+
+TEST(RegroupedCotangents, SharedWeightGetsOneProductAndDeadContributionsNeverRun) {
+  Graph g;
+  std::vector<Var> p;
+  for (const Tensor& t : check::random_inputs(lstm_shapes(), -1, 1, 5)) p.push_back(g.input(t));
+  Var loss = ops::sum(ops::square(lstm_logits(g, p)[0]));
+  const int32_t primal_end = g.size();
+  std::vector<Var> grads = ad::grad(loss, p);
+  const Node& wh_bar = g.node(grads[1].id());
+  ASSERT_STREQ(wh_bar.prim->name, "matmul");
+  EXPECT_STREQ(g.node(wh_bar.in[0]).prim->name, "concat");
+  EXPECT_STREQ(g.node(wh_bar.in[1]).prim->name, "concat");
+  EXPECT_STREQ(g.node(grads[0].id()).prim->name, "scatter_add_rows");
+  int never_run = 0;
+  for (int32_t id = primal_end; id < g.size(); ++id) never_run += g.pending(id);
+  EXPECT_GT(never_run, 0) << "the replaced per-step contributions are dead and stay unevaluated";
+  for (const Var& v : grads) EXPECT_TRUE(v.value().all_finite());
+}
+
+TEST(RegroupedCotangents, GaussNewtonSegmentRunsOnlyLiveNodes) {
+  Graph g;
+  std::vector<Var> p;
+  for (const Tensor& t : check::random_inputs(lstm_shapes(), -1, 1, 9)) p.push_back(g.input(t));
+  Var z = lstm_logits(g, p)[0];
+  Var loss = losses::softmax_xent(z, ops::make_index(std::vector<int32_t>(kT * kB, 2)));
+  ad::Linearization lin(p, loss);
+  std::vector<Tensor> v = check::random_inputs(lstm_shapes(), -1, 1, 10);
+  lin.gnvp(v, {{z}, loss});
+  uint64_t before = g.total_evals();
+  std::vector<Tensor> gv = lin.gnvp(v, {{z}, loss});
+  uint64_t evaluated = g.total_evals() - before;
+  int64_t dynamic_nodes = 0;
+  for (int32_t id = 0; id < g.size(); ++id) dynamic_nodes += g.node(id).dynamic && g.node(id).prim->arity != 0;
+  EXPECT_LT(evaluated, static_cast<uint64_t>(dynamic_nodes)) << "dead contributions are skipped";
+  // symmetric: u·Gv = v·Gu
+  std::vector<Tensor> u = check::random_inputs(lstm_shapes(), -1, 1, 11);
+  std::vector<Tensor> gu = lin.gnvp(u, {{z}, loss});
+  double ugv = 0, vgu = 0;
+  for (size_t i = 0; i < u.size(); ++i)
+    for (int64_t k = 0; k < u[i].size(); ++k) {
+      ugv += u[i].at(k) * gv[i].at(k);
+      vgu += v[i].at(k) * gu[i].at(k);
+    }
+  EXPECT_NEAR(ugv, vgu, 1e-12 * std::abs(ugv));
+}
+
+TEST(DeferredEvaluation, ReadingAPendingNodeEvaluatesItAndItsInputs) {
+  Graph g;
+  Var x = g.input(Tensor::from({2}, std::vector<double>{1.0, 2.0}, DType::f64));
+  bool was = g.set_deferred(true);
+  Var y = ops::scale(x, 3.0);
+  Var z = ops::add_scalar(y, 1.0);
+  g.set_deferred(was);
+  EXPECT_TRUE(g.pending(y.id()));
+  EXPECT_TRUE(g.pending(z.id()));
+  EXPECT_DOUBLE_EQ(z.value().at(1), 7.0);
+  EXPECT_FALSE(g.pending(y.id()));
+  EXPECT_EQ(g.eval_count(y.id()), 1u);
+}
+
+TEST(VariadicNodes, ConcatOfManyInputsIsDifferentiable) {
+  Graph g;
+  Var x = g.input(Tensor::full({70, 2}, 0.5, DType::f64));
+  std::vector<Var> rows;
+  for (int64_t i = 0; i < 70; ++i) rows.push_back(ops::scale(ops::slice(x, 0, i, i + 1), static_cast<double>(i)));
+  Var y = ops::sum(ops::concat(rows, 0));
+  Var x_bar = ad::grad(y, std::vector<Var>{x})[0];
+  EXPECT_DOUBLE_EQ(x_bar.value().at(2 * 69 + 1), 69.0);
+}
+
+// Every contiguous broadcasting path against a direct loop.
+TEST(BroadcastKernels, FastPathsMatchDirectIndexing) {
+  Graph g;
+  auto seq = [&](const Shape& s, double start) {
+    std::vector<double> v(static_cast<size_t>(s.size()));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = start + static_cast<double>(i);
+    return g.input(Tensor::from(s, v, DType::f64));
+  };
+  Var m = seq({3, 4}, 1), row = seq({4}, 100), row1 = seq({1, 4}, 200), col = seq({3, 1}, 300);
+  auto at = [](Var v, int64_t i, int64_t j) { return v.value().at(i * 4 + j); };
+  Var a = ops::add(m, row), b = ops::sub(row1, m), c = ops::mul(m, col), d = ops::div(col, m);
+  Var e = ops::broadcast_to(row, {3, 4}), f = ops::broadcast_to(col, {3, 4});
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 4; ++j) {
+      const double mv = at(m, i, j);
+      EXPECT_DOUBLE_EQ(at(a, i, j), mv + row.value().at(j));
+      EXPECT_DOUBLE_EQ(at(b, i, j), row1.value().at(j) - mv);
+      EXPECT_DOUBLE_EQ(at(c, i, j), mv * col.value().at(i));
+      EXPECT_DOUBLE_EQ(at(d, i, j), col.value().at(i) / mv);
+      EXPECT_DOUBLE_EQ(at(e, i, j), row.value().at(j));
+      EXPECT_DOUBLE_EQ(at(f, i, j), col.value().at(i));
+    }
+  Var rows_sum = ops::sum_to(m, {4}), cols_sum = ops::sum_to(m, {3, 1}), rows_sum1 = ops::sum_to(m, {1, 4});
+  for (int64_t j = 0; j < 4; ++j) {
+    double s = 0;
+    for (int64_t i = 0; i < 3; ++i) s += at(m, i, j);
+    EXPECT_DOUBLE_EQ(rows_sum.value().at(j), s);
+    EXPECT_DOUBLE_EQ(rows_sum1.value().at(j), s);
+  }
+  for (int64_t i = 0; i < 3; ++i) {
+    double s = 0;
+    for (int64_t j = 0; j < 4; ++j) s += at(m, i, j);
+    EXPECT_DOUBLE_EQ(cols_sum.value().at(i), s);
+  }
+  // a 3-d middle-axis broadcast still takes the general path
+  Var t = seq({2, 3, 4}, 0), mid = seq({2, 1, 4}, 50);
+  Var u = ops::add(t, mid);
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t k = 0; k < 3; ++k)
+      for (int64_t j = 0; j < 4; ++j)
+        EXPECT_DOUBLE_EQ(u.value().at((i * 3 + k) * 4 + j), t.value().at((i * 3 + k) * 4 + j) + mid.value().at(i * 4 + j));
+}
+
+}  // namespace
+}  // namespace tg
