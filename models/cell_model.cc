@@ -105,11 +105,7 @@ Outputs unroll_cell(Graph& g, const Cell& cell, const OutputLayer& head, const S
     s = xs.mask.empty() ? next.state : carry_over(g, next.state, s, xs.mask[t]);
     Var h = cell.readout(s);
     Var z = head.logits(g, h);
-    g.tag(next.preact, "preact");
-    g.tag(z, "logits");
-    out.preact.push_back(next.preact);
-    out.logits.push_back(z);
-    out.hidden.push_back(h);
+    out.record(g, next.preact, h, z);
   }
   return out;
 }

@@ -66,14 +66,10 @@ class Esn final : public Model {
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, "esn/t", t);
       Var u = more::input_term(g, xs, t, W_in) + ops::matmul(h, W) + b;
-      g.tag(u, "preact");
       Var fresh = a == 0 ? ops::tanh(u) : a * h + (1 - a) * ops::tanh(u);
       h = more::carry(more::step_mask(g, xs, t, dt), fresh, h);
       Var z = ops::matmul(h, W_out) + b_out;
-      g.tag(z, "logits");
-      out.preact.push_back(u);
-      out.hidden.push_back(h);
-      out.logits.push_back(z);
+      out.record(g, u, h, z);
     }
     return out;
   }

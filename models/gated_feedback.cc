@@ -130,11 +130,7 @@ class GatedFeedback final : public Model {
       }
       Var u = pre.size() == 1 ? pre[0] : ops::concat(pre, 1);
       Var z = head_.logits(g, h);
-      g.tag(u, "preact");
-      g.tag(z, "logits");
-      out.preact.push_back(u);
-      out.hidden.push_back(h);
-      out.logits.push_back(z);
+      out.record(g, u, h, z);
     }
     return out;
   }

@@ -73,14 +73,10 @@ class Glnn final : public GraphModel {
       Var gate = more::input_term(g, xs, t, tau);  // [B, E]: tau_{i j x_t}
       Var bias = more::input_term(g, xs, t, tau0);  // [B, N]: tau_{0 j x_t}
       Var Vn = V + edge_matvec(a, gate, graph_) + bias;
-      g.tag(Vn, "preact");
       V = more::carry(more::step_mask(g, xs, t, dt), Vn, V);
       a = ops::tanh(V);
       Var z = ops::matmul(a, w) + w0;
-      g.tag(z, "logits");
-      out.preact.push_back(Vn);
-      out.hidden.push_back(a);
-      out.logits.push_back(z);
+      out.record(g, Vn, a, z);
     }
     return out;
   }

@@ -56,13 +56,9 @@ class Gnn final : public GraphModel {
       Var gate = more::input_term(g, xs, t, tau);   // [B, E]
       Var bias = more::input_term(g, xs, t, tau0);  // [B, N]
       Var V = edge_matvec(a, gate, graph_) + bias;
-      g.tag(V, "preact");
       a = more::carry(more::step_mask(g, xs, t, dt), ops::tanh(V), a);
       Var z = ops::matmul(a, w) + w0;
-      g.tag(z, "logits");
-      out.preact.push_back(V);
-      out.hidden.push_back(a);
-      out.logits.push_back(z);
+      out.record(g, V, a, z);
     }
     return out;
   }

@@ -34,6 +34,16 @@ struct Outputs {
   std::vector<Var> logits;  // per step [B, out]: pre-nonlinearity outputs (Gauss-Newton block), tag "logits"
   std::vector<Var> preact;  // per step [B, H]: hidden pre-activations (structural damping), tag "preact"
   std::vector<Var> hidden;  // per step [B, H]: the state read by the output layer
+
+  // Appends one step: pre-activation u, state h, logits z; tags u "preact" and z "logits" (what
+  // curvature blocks and adjoint reads look for).
+  void record(Graph& g, Var u, Var h, Var z) {
+    g.tag(u, "preact");
+    g.tag(z, "logits");
+    preact.push_back(u);
+    hidden.push_back(h);
+    logits.push_back(z);
+  }
 };
 
 // A model's input and output sizes: symbolic inputs (vocab > 0: one index in [0, vocab) per sequence

@@ -53,13 +53,9 @@ class OllivierRnn final : public GraphModel {
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, "ollivier_rnn/t", t);
       Var V = more::input_term(g, xs, t, rho) + edge_matvec(a, tau, graph_) + tau0;
-      g.tag(V, "preact");
       a = more::carry(more::step_mask(g, xs, t, dt), ops::tanh(V), a);
       Var z = ops::matmul(a, w) + w0;
-      g.tag(z, "logits");
-      out.preact.push_back(V);
-      out.hidden.push_back(a);
-      out.logits.push_back(z);
+      out.record(g, V, a, z);
     }
     return out;
   }

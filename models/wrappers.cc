@@ -177,11 +177,7 @@ class Bidirectional final : public Model {
       // model's state is), so padding never changes an output.
       if (t > 0 && !xs.mask.empty()) h = carry_over(g, {h}, {out.hidden.back()}, xs.mask[t])[0];
       Var z = head_.logits(g, h);
-      g.tag(u, "preact");
-      g.tag(z, "logits");
-      out.preact.push_back(u);
-      out.hidden.push_back(h);
-      out.logits.push_back(z);
+      out.record(g, u, h, z);
     }
     return out;
   }
