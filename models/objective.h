@@ -26,11 +26,16 @@ struct ObjectiveOptions {
 nlohmann::json to_json(const ObjectiveOptions& o);
 ObjectiveOptions objective_options_from_json(const nlohmann::json& j);  // unknown keys are an error
 
+// The total weight the training loss averages over: Σ loss masks, times the output size for
+// elementwise (logistic / linear) outputs.
+double loss_weight(const optim::Batch& b, OutputKind kind, int64_t out_dim);
+
 class ModelObjective : public optim::Objective {
  public:
   ModelObjective(std::unique_ptr<Model> model, ObjectiveOptions opt = {});
   const ParamSet& params() const override { return model_->params(); }
   std::unique_ptr<optim::Evaluation> evaluate(const ParamVec& theta, const optim::Batch& b) override;
+  double weight(const optim::Batch& b) const override { return loss_weight(b, model_->output_kind(), model_->io().out); }
   Model& model() { return *model_; }
   const ObjectiveOptions& options() const { return opt_; }
 
@@ -39,8 +44,5 @@ class ModelObjective : public optim::Objective {
   ObjectiveOptions opt_;
 };
 
-// The total weight the training loss averages over: Σ loss masks, times the output size for
-// elementwise (logistic / linear) outputs.
-double loss_weight(const optim::Batch& b, OutputKind kind, int64_t out_dim);
 
 }  // namespace tg::models

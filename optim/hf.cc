@@ -10,6 +10,33 @@ namespace tg::optim {
 namespace {
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
+// Loss and gradient over a large batch, a chunk at a time (the tape of 10,000 sequences of length
+// 100 would not fit in memory), combined with the chunks' loss weights into the whole batch's mean.
+std::pair<double, ParamVec> chunked_value_and_grad(Objective& obj, const ParamVec& theta, const Batch& b, int64_t chunk) {
+  double total_w = 0, loss = 0;
+  ParamVec grad = theta.clone().fill(0);
+  for (int64_t first = 0; first < b.size(); first += chunk) {
+    Batch part = tasks::slice(b, first, std::min(chunk, b.size() - first));
+    const double w = obj.weight(part);
+    auto ev = obj.evaluate(theta, part);
+    loss += w * ev->value();
+    grad.axpy(w, ev->grad());
+    total_w += w;
+  }
+  return {loss / total_w, grad.scale(1.0 / total_w)};
+}
+double chunked_value(Objective& obj, const ParamVec& theta, const Batch& b, int64_t chunk) {
+  if (b.size() <= chunk) return obj.value(theta, b);
+  double total_w = 0, loss = 0;
+  for (int64_t first = 0; first < b.size(); first += chunk) {
+    Batch part = tasks::slice(b, first, std::min(chunk, b.size() - first));
+    const double w = obj.weight(part);
+    loss += w * obj.value(theta, part);
+    total_w += w;
+  }
+  return loss / total_w;
+}
+
 ParamVec plus(const ParamVec& theta, double a, const ParamVec& d) { return theta.clone().axpy(a, d); }
 bool finite(double x) { return std::isfinite(x); }
 }  // namespace
@@ -25,9 +52,9 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
   st.lambda = lambda_;
   const int64_t n_grad = obj.cost(grad_batch), n_curv = obj.cost(curv_batch);
 
-  auto eg = obj.evaluate(theta, grad_batch);
-  st.loss = st.new_loss = eg->value();
-  ParamVec g = eg->grad();
+  const int64_t chunk = std::max(1, cfg_.grad_chunk);
+  auto [loss0, g] = chunked_value_and_grad(obj, theta, grad_batch, chunk);
+  st.loss = st.new_loss = loss0;
   st.sequences += 2 * n_grad;  // forward + backward
   st.grad_norm = g.norm();
   auto reject = [&](const char* why) {
@@ -39,7 +66,6 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
     return st;
   };
   if (!finite(st.loss) || !g.all_finite()) return reject("nonfinite_gradient");
-  eg.reset();  // the big batch's tape is no longer needed
 
   auto ec = obj.evaluate(theta, curv_batch);
   const double fc0 = ec->value();
@@ -155,7 +181,7 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
   if (delta.all_finite() && slope < 0) {
     double a = 1.0;
     for (int k = 0; k < (cfg_.line_search ? cfg_.ls_max : 1); ++k, a *= cfg_.ls_factor) {
-      double f = obj.value(plus(theta, a, delta), grad_batch);
+      double f = chunked_value(obj, plus(theta, a, delta), grad_batch, chunk);
       st.sequences += n_grad;
       if (finite(f) && f <= st.loss + cfg_.armijo * a * slope) {
         alpha = a;
@@ -192,7 +218,8 @@ nlohmann::json to_json(const HfConfig& c) {
           {"rho_high", c.rho_high}, {"min_lambda", c.min_lambda}, {"line_search", c.line_search},
           {"ls_factor", c.ls_factor}, {"ls_max", c.ls_max}, {"armijo", c.armijo},
           {"ls_damping_tries", c.ls_damping_tries}, {"ls_damping_tau", c.ls_damping_tau},
-          {"ls_damping_failures", c.ls_damping_failures}, {"precondition", c.precondition}};
+          {"ls_damping_failures", c.ls_damping_failures}, {"precondition", c.precondition},
+          {"grad_chunk", c.grad_chunk}};
 }
 
 HfConfig hf_config_from_json(const nlohmann::json& j) {
@@ -235,6 +262,7 @@ HfConfig hf_config_from_json(const nlohmann::json& j) {
     c.ls_damping_tau = full["ls_damping_tau"];
     c.ls_damping_failures = full["ls_damping_failures"];
     c.precondition = full["precondition"];
+    c.grad_chunk = full["grad_chunk"];
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("hf: bad option value: {}", e.what()));
   }

@@ -51,6 +51,7 @@ struct HfConfig {
   double ls_damping_tau = 0.5;  // Krause's decay constant (not given in the thesis)
   int ls_damping_failures = 5;  // stop CG after more than this many failed searches
   bool precondition = false;    // Martens' diagonal preconditioner (needs per-sequence gradients)
+  int grad_chunk = 1000;        // the gradient batch is evaluated this many sequences at a time
 };
 
 nlohmann::json to_json(const HfConfig& c);

@@ -56,6 +56,9 @@ class Objective {
   virtual double value(const ParamVec& theta, const Batch& b) { return evaluate(theta, b)->value(); }
   // Sequences a forward pass over b touches (for "minibatches processed" accounting).
   virtual int64_t cost(const Batch& b) const { return b.size(); }
+  // The weight the loss averages over on b (the loss is a mean over it), so that chunks of a batch
+  // combine into the batch's loss: Σ weight_c loss_c / Σ weight_c.
+  virtual double weight(const Batch& b) const { return static_cast<double>(b.size()); }
 };
 
 // An objective given by a graph builder over a ParamSet (bound into the graph at θ).

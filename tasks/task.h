@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/error.h"
 #include "core/params.h"
 #include "models/loss.h"
 #include "models/model.h"
@@ -78,4 +80,34 @@ const TaskInfo& find(const std::string& name);  // throws tg::Error naming the k
 nlohmann::json resolve(const TaskInfo& info, const nlohmann::json& user);
 std::unique_ptr<Task> make(const std::string& name, const nlohmann::json& options);  // resolve + info.make
 
+}  // namespace tg::tasks
+
+namespace tg::tasks {
+// Sequences [first, first + count) of a batch (a curvature batch inside a gradient batch, or a chunk
+// of a large batch evaluated piece by piece to bound the tape's memory).
+inline Batch slice(const Batch& b, int64_t first, int64_t count) {
+  if (first < 0 || count < 0 || first + count > b.size())
+    throw Error(fmt::format("batch: sequences [{}, {}) outside a batch of {}", first, first + count, b.size()));
+  if (first == 0 && count == b.size()) return b;
+  auto rows = [&](const Tensor& t) {
+    Shape s = t.shape();
+    const int64_t row = s.size() / s[0];
+    s[0] = count;
+    return t.view(first * row, s).clone();
+  };
+  auto idx = [&](const ops::Index& i) {
+    return ops::make_index(std::vector<int32_t>(i->begin() + first, i->begin() + first + count));
+  };
+  Batch h;
+  h.inputs.T = b.inputs.T;
+  h.inputs.B = count;
+  for (const auto& s : b.inputs.symbols) h.inputs.symbols.push_back(idx(s));
+  for (const auto& d : b.inputs.dense) h.inputs.dense.push_back(rows(d));
+  for (const auto& m : b.inputs.mask) h.inputs.mask.push_back(rows(m));
+  for (const auto& s : b.targets.symbols) h.targets.symbols.push_back(idx(s));
+  for (const auto& d : b.targets.dense) h.targets.dense.push_back(rows(d));
+  for (const auto& m : b.targets.mask) h.targets.mask.push_back(rows(m));
+  if (!b.true_bits.empty()) h.true_bits.assign(b.true_bits.begin() + first, b.true_bits.begin() + first + count);
+  return h;
+}
 }  // namespace tg::tasks

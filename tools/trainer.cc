@@ -27,28 +27,6 @@ namespace fs = std::filesystem;
 // ---- data helpers ---------------------------------------------------------------------------
 
 namespace {
-// The first n sequences of a batch (HF's curvature batch is a subset of its gradient batch).
-optim::Batch head(const optim::Batch& b, int64_t n) {
-  if (n >= b.size()) return b;
-  auto rows = [n](const Tensor& t) {
-    Shape s = t.shape();
-    s[0] = n;
-    return t.view(0, s).clone();
-  };
-  auto idx = [n](const ops::Index& i) { return ops::make_index(std::vector<int32_t>(i->begin(), i->begin() + n)); };
-  optim::Batch h;
-  h.inputs.T = b.inputs.T;
-  h.inputs.B = n;
-  for (const auto& s : b.inputs.symbols) h.inputs.symbols.push_back(idx(s));
-  for (const auto& d : b.inputs.dense) h.inputs.dense.push_back(rows(d));
-  for (const auto& m : b.inputs.mask) h.inputs.mask.push_back(rows(m));
-  for (const auto& s : b.targets.symbols) h.targets.symbols.push_back(idx(s));
-  for (const auto& d : b.targets.dense) h.targets.dense.push_back(rows(d));
-  for (const auto& m : b.targets.mask) h.targets.mask.push_back(rows(m));
-  if (!b.true_bits.empty()) h.true_bits.assign(b.true_bits.begin(), b.true_bits.begin() + n);
-  return h;
-}
-
 const char* output_name(models::OutputKind k) {
   return k == models::OutputKind::softmax ? "softmax" : k == models::OutputKind::logistic ? "logistic" : "linear";
 }
@@ -63,7 +41,7 @@ class HfStep : public TrainStep {
   }
   nlohmann::json step(optim::Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng, int64_t) override {
     optim::Batch g = task.sample(batch_, rng);  // fresh data every iteration
-    optim::Batch c = head(g, curv_);
+    optim::Batch c = tasks::slice(g, 0, std::min(curv_, g.size()));  // a subset of the gradient batch
     optim::HfStats s = hf_.step(obj, theta, g, c);
     sequences_ += s.sequences;
     return {{"loss", s.loss},

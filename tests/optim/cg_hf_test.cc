@@ -222,3 +222,21 @@ TEST(HessianFree, ConfigRoundTripsAndRejectsUnknownKeys) {
 
 }  // namespace
 }  // namespace tg::optim
+
+namespace tg::optim {
+namespace {
+TEST(HessianFree, ChunkedGradientEqualsTheWholeBatch) {
+  Logistic lr;
+  GraphObjective obj = lr.objective();
+  HfConfig whole, chunked;
+  whole.max_cg = chunked.max_cg = 3;
+  chunked.grad_chunk = 7;  // 40 sequences in chunks of 7, 7, ..., 5
+  HessianFree a(whole), b(chunked);
+  ParamVec ta = lr.ps.zeros_like().fill(0.05), tb = ta.clone();
+  HfStats sa = a.step(obj, ta, lr.batch, lr.batch), sb = b.step(obj, tb, lr.batch, lr.batch);
+  EXPECT_NEAR(sa.loss, sb.loss, 1e-14);
+  EXPECT_NEAR(sa.grad_norm, sb.grad_norm, 1e-13);
+  EXPECT_LT(ta.clone().axpy(-1.0, tb).norm(), 1e-12);
+}
+}  // namespace
+}  // namespace tg::optim
