@@ -13,6 +13,10 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 // Loss and gradient over a large batch, a chunk at a time (the tape of 10,000 sequences of length
 // 100 would not fit in memory), combined with the chunks' loss weights into the whole batch's mean.
 std::pair<double, ParamVec> chunked_value_and_grad(Objective& obj, const ParamVec& theta, const Batch& b, int64_t chunk) {
+  if (b.size() <= chunk) {  // one chunk: no reweighting, which would round differently
+    auto ev = obj.evaluate(theta, b);
+    return {ev->value(), ev->grad()};
+  }
   double total_w = 0, loss = 0;
   ParamVec grad = theta.clone().fill(0);
   for (int64_t first = 0; first < b.size(); first += chunk) {
