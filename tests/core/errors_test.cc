@@ -6,25 +6,19 @@
 #include "core/error.h"
 #include "core/graph.h"
 #include "ops/ops.h"
+#include "tests/harness/error_of.h"
 
 namespace tg {
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using check::error_of;
 
 TEST(Errors, ShapeMismatchNamesOpShapesAndCallerLine) {
   Graph g;
   Var a = g.input(Tensor::zeros({32, 128}, DType::f32));
   Var b = g.input(Tensor::zeros({64, 86}, DType::f32));
   int line = 0;
-  std::string msg = message_of([&] {
+  std::string msg = error_of([&] {
     ScopeGuard s(g, "mrnn/t", 3);
     line = __LINE__ + 1;
     ops::matmul(a, b);
@@ -41,7 +35,7 @@ TEST(Errors, OperatorsReportTheCallerToo) {
   Var a = g.input(Tensor::zeros({3, 4}, DType::f64));
   Var b = g.input(Tensor::zeros({5}, DType::f64));
   int line = __LINE__ + 1;
-  std::string msg = message_of([&] { (void)(a + b); });
+  std::string msg = error_of([&] { (void)(a + b); });
   EXPECT_NE(msg.find("add: cannot broadcast: [3,4] x [5]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("errors_test.cc:" + std::to_string(line)), std::string::npos) << msg;
 }
@@ -49,11 +43,11 @@ TEST(Errors, OperatorsReportTheCallerToo) {
 TEST(Errors, BadArgumentsOfShapeOps) {
   Graph g;
   Var x = g.input(Tensor::zeros({3, 4}, DType::f64));
-  EXPECT_NE(message_of([&] { ops::slice(x, 1, 2, 9); }).find("slice: bounds [2, 9)"), std::string::npos);
-  EXPECT_NE(message_of([&] { ops::reshape(x, {5, 2}); }).find("reshape: cannot reshape to [5,2]"), std::string::npos);
-  EXPECT_NE(message_of([&] { ops::gather_rows(x, ops::make_index({0, 3})); }).find("index 3 out of range"),
+  EXPECT_NE(error_of([&] { ops::slice(x, 1, 2, 9); }).find("slice: bounds [2, 9)"), std::string::npos);
+  EXPECT_NE(error_of([&] { ops::reshape(x, {5, 2}); }).find("reshape: cannot reshape to [5,2]"), std::string::npos);
+  EXPECT_NE(error_of([&] { ops::gather_rows(x, ops::make_index({0, 3})); }).find("index 3 out of range"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { ops::sum(x, 2); }).find("axis 2 out of range"), std::string::npos);
+  EXPECT_NE(error_of([&] { ops::sum(x, 2); }).find("axis 2 out of range"), std::string::npos);
 }
 
 TEST(Errors, CheckFiniteNamesTheFirstNonFiniteNode) {
@@ -64,7 +58,7 @@ TEST(Errors, CheckFiniteNamesTheFirstNonFiniteNode) {
   {
     ScopeGuard s(g, "head");
     line = __LINE__ + 1;
-    msg = message_of([&] { ops::log(x); });
+    msg = error_of([&] { ops::log(x); });
   }
   EXPECT_NE(msg.find("check_finite"), std::string::npos) << msg;
   EXPECT_NE(msg.find("= log"), std::string::npos) << msg;

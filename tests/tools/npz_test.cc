@@ -19,25 +19,15 @@
 #include <string>
 
 #include "core/error.h"
+#include "tests/harness/error_of.h"
 #include "tools/npz.h"
 
 namespace tg {
 namespace {
 namespace fs = std::filesystem;
 
-// The message of the tg::Error that f throws; anything else (no throw, another exception) is reported.
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("NOT A tg::Error: ") + e.what();
-  }
-  return "NO ERROR";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using check::contains;
+using check::error_of;
 
 std::string read_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -13,24 +13,15 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "tests/harness/error_of.h"
 #include "tools/plot.h"
 
 namespace tg {
 namespace {
 namespace fs = std::filesystem;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("NOT A tg::Error: ") + e.what();
-  }
-  return "NO ERROR";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using check::contains;
+using check::error_of;
 
 class RunDir {
  public:
