@@ -1,10 +1,12 @@
 // tapegrad bench: the engine benchmark (LSTM character LM; forward, gradient, cached JVP and
-// Gauss-Newton products, graph overhead). A readable table, or one JSON object with --json.
+// Gauss-Newton products, graph overhead), or with --model a zoo model's training step beside a plain
+// cblas gemm of the same shapes. A readable table, or one JSON object with --json.
 #include <fmt/format.h>
 
 #include <memory>
 
 #include "bench/lstm_lm.h"
+#include "bench/zoo_step.h"
 #include "tools/commands.h"
 
 namespace tg::cli {
@@ -12,6 +14,7 @@ namespace tg::cli {
 Run add_bench(CLI::App& app) {
   auto opt = std::make_shared<bench::EngineBenchOptions>();
   auto json = std::make_shared<bool>(false);
+  auto model = std::make_shared<std::string>();
   app.add_option("--vocab", opt->workload.vocab, "vocabulary size V")->check(CLI::Range(2, 100000));
   app.add_option("--hidden", opt->workload.hidden, "hidden units H")->check(CLI::Range(1, 8192));
   app.add_option("--batch", opt->workload.batch, "sequences per batch B")->check(CLI::Range(1, 100000));
@@ -20,7 +23,19 @@ Run add_bench(CLI::App& app) {
       ->check(CLI::Range(1, 1000));
   app.add_option("--threads", opt->threads, "OpenBLAS threads")->check(CLI::Range(1, 256));
   app.add_flag("--json", *json, "print one JSON object instead of a table");
-  return [opt, json] {
+  app.add_option("--model", *model,
+                 "time a zoo model's training step (e.g. lstm, mlstm, mrnn) and the gemms it runs, instead of "
+                 "the engine benchmark");
+  return [opt, json, model] {
+    if (!model->empty()) {
+      bench::ZooStepConfig c{.model = *model, .vocab = opt->workload.vocab, .hidden = opt->workload.hidden,
+                             .batch = opt->workload.batch, .steps = opt->workload.steps, .reps = opt->reps,
+                             .threads = opt->threads};
+      bench::ZooStepResult r = bench::run_zoo_step(c);
+      if (*json) fmt::print("{}\n", bench::to_json(r).dump(2));
+      else fmt::print("{}", bench::to_table(r));
+      return 0;
+    }
     opt->tiny.vocab = opt->workload.vocab;  // the overhead graph differs from the workload only in H, B
     bench::EngineBenchResult r = bench::run_engine_bench(*opt);
     if (*json) fmt::print("{}\n", bench::to_json(r).dump(2));

@@ -1,0 +1,170 @@
+#include "bench/zoo_step.h"
+
+#include <map>
+#include <memory>
+#include <random>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "models/objective.h"
+#include "ops/blas.h"
+
+namespace tg::bench {
+
+namespace {
+
+// Random next-symbol data: B streams of T+1 symbols, inputs 0..T-1, targets 1..T.
+tasks::Batch random_text_batch(const ZooStepConfig& c) {
+  Rng rng(c.seed + 1000);
+  std::uniform_int_distribution<int32_t> sym(0, static_cast<int32_t>(c.vocab - 1));
+  std::vector<std::vector<int32_t>> stream(static_cast<size_t>(c.steps + 1), std::vector<int32_t>(c.batch));
+  for (auto& step : stream)
+    for (auto& x : step) x = sym(rng);
+  tasks::Batch b;
+  b.inputs.T = c.steps;
+  b.inputs.B = c.batch;
+  for (int64_t t = 0; t < c.steps; ++t) {
+    b.inputs.symbols.push_back(ops::make_index(stream[t]));
+    b.targets.symbols.push_back(ops::make_index(stream[t + 1]));
+  }
+  return b;
+}
+
+// Every matmul the pass ran, by shape: the pass's BLAS work. Nodes the reverse sweep built but
+// replaced by a regrouped product (pending, never read) have no evaluation and do not count.
+std::vector<GemmShape> gemm_shapes(const Graph& g) {
+  std::map<std::tuple<bool, bool, int64_t, int64_t, int64_t>, int64_t> count;
+  for (int32_t id = 0; id < g.size(); ++id) {
+    const Node& n = g.node(id);
+    if (std::string_view(n.prim->name) != "matmul" || g.eval_count(id) == 0) continue;
+    const Shape& a = g.node(n.in[0]).shape;
+    const int64_t k = n.attrs.ta ? a[0] : a[1];
+    count[{n.attrs.ta, n.attrs.tb, n.shape[0], n.shape[1], k}] += static_cast<int64_t>(g.eval_count(id));
+  }
+  std::vector<GemmShape> out;
+  for (const auto& [key, c] : count) {
+    const auto& [ta, tb, m, n, k] = key;
+    out.push_back({ta, tb, m, n, k, c});
+  }
+  return out;
+}
+
+// Operands for a plain gemm of each shape, allocated once: the reference times only the products.
+struct GemmOperands {
+  std::vector<std::vector<float>> a, b, c;
+  explicit GemmOperands(const std::vector<GemmShape>& shapes) {
+    std::mt19937 rng(3);
+    std::normal_distribution<float> nd(0.f, 0.1f);
+    for (const GemmShape& s : shapes) {
+      a.emplace_back(static_cast<size_t>(s.m * s.k));
+      b.emplace_back(static_cast<size_t>(s.k * s.n));
+      c.emplace_back(static_cast<size_t>(s.m * s.n));
+      for (float& x : a.back()) x = nd(rng);
+      for (float& x : b.back()) x = nd(rng);
+    }
+  }
+};
+
+void run_gemms(const std::vector<GemmShape>& shapes, GemmOperands& ops) {
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const GemmShape& s = shapes[i];
+    const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
+    const int lda = s.ta ? m : k, ldb = s.tb ? k : n;
+    for (int64_t r = 0; r < s.count; ++r)
+      blas::gemm(s.ta, s.tb, m, n, k, 1.f, ops.a[i].data(), lda, ops.b[i].data(), ldb, 0.f, ops.c[i].data(), n);
+  }
+}
+
+}  // namespace
+
+ZooStepResult run_zoo_step(const ZooStepConfig& cfg) {
+  ZooStepResult r;
+  r.cfg = cfg;
+  blas::set_threads(cfg.threads);
+  r.threads = blas::threads();
+  r.machine = machine_line();
+
+  const models::ModelInfo& info = models::find(cfg.model);
+  nlohmann::json user = {{"vocab", cfg.vocab}, {"hidden", cfg.hidden}};
+  const nlohmann::json opts = models::resolve(info, user);
+  Rng rng(cfg.seed);
+  models::ObjectiveOptions oo;
+  oo.structural = "none";  // a plain training step: loss and gradient only
+  models::ModelObjective obj(info.make(opts, DType::f32, rng), oo);
+  if (obj.model().output_kind() != models::OutputKind::softmax || !obj.model().io().symbolic())
+    throw Error(fmt::format("bench: model '{}' must take symbols and predict them (softmax output)", cfg.model));
+  const ParamVec theta = obj.params().values();
+  r.params = theta.size();
+  const tasks::Batch batch = random_text_batch(cfg);
+
+  {  // the step's matrix products, counted on one gradient pass
+    auto ev = obj.evaluate(theta, batch);
+    ev->grad();
+    r.shapes = gemm_shapes(ev->graph());
+  }
+  for (const GemmShape& s : r.shapes) r.step_gflop += s.flops() * 1e-9;
+
+  auto cached = obj.evaluate(theta, batch);
+  Rng vrng(7);
+  const ParamVec v = ParamVec::random_normal(theta.layout(), DType::f32, vrng);
+  cached->gnvp(v);  // builds the segment
+  GemmOperands operands(r.shapes);
+
+  std::vector<Timing> t = time_rounds({[&] { obj.evaluate(theta, batch)->grad(); },
+                                       [&] { cached->gnvp(v); },
+                                       [&] { run_gemms(r.shapes, operands); }},
+                                      cfg.reps);
+  r.step = t[0];
+  r.gnvp = t[1];
+  r.gemm = t[2];
+  return r;
+}
+
+nlohmann::json to_json(const ZooStepResult& r) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const GemmShape& s : r.shapes)
+    shapes.push_back({{"ta", s.ta}, {"tb", s.tb}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"count", s.count}});
+  return {{"model", r.cfg.model},
+          {"config", {{"V", r.cfg.vocab}, {"H", r.cfg.hidden}, {"B", r.cfg.batch}, {"T", r.cfg.steps},
+                      {"dtype", "float32"}}},
+          {"machine", r.machine},
+          {"threads", r.threads},
+          {"reps", r.cfg.reps},
+          {"params", r.params},
+          {"step_ms", r.step.median_ms},
+          {"step_cpu_ms", r.step.cpu_median_ms},
+          {"gnvp_ms", r.gnvp.median_ms},
+          {"gn_over_step", r.gnvp.median_ms / r.step.median_ms},
+          {"gemm_ms", r.gemm.median_ms},
+          {"step_gflop", r.step_gflop},
+          {"achieved_gflops", r.achieved_gflops()},
+          {"gemm_gflops", r.gemm_gflops()},
+          {"fraction_of_gemm", r.gemm.median_ms / r.step.median_ms},
+          {"step_samples_ms", r.step.samples_ms},
+          {"gnvp_samples_ms", r.gnvp.samples_ms},
+          {"gemm_samples_ms", r.gemm.samples_ms},
+          {"gemm_shapes", shapes}};
+}
+
+std::string to_table(const ZooStepResult& r) {
+  const ZooStepConfig& c = r.cfg;
+  std::string s = fmt::format("tapegrad training step: {} char model, V={} H={} B={} T={} float32, {} parameters\n",
+                              c.model, c.vocab, c.hidden, c.batch, c.steps, r.params);
+  s += fmt::format("machine: {}   BLAS threads: {}   reps: {} rounds, passes side by side\n\n", r.machine, r.threads,
+                   c.reps);
+  s += fmt::format("{:<44}{:>11}{:>9}\n", "pass (ms)", "median", "min");
+  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "step (forward + gradient)", r.step.median_ms, r.step.min_ms);
+  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "Gauss-Newton product, cached linearization", r.gnvp.median_ms,
+                   r.gnvp.min_ms);
+  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms alone (cblas_sgemm)", r.gemm.median_ms,
+                   r.gemm.min_ms);
+  s += fmt::format("\nGN product / step       {:.3f}\n", r.gnvp.median_ms / r.step.median_ms);
+  s += fmt::format("matrix-product work     {:.2f} GFLOP per step in {} shapes\n", r.step_gflop, r.shapes.size());
+  s += fmt::format("achieved                {:.1f} GFLOP/s   (sgemm alone {:.1f} GFLOP/s: {:.0f}%)\n",
+                   r.achieved_gflops(), r.gemm_gflops(), 100.0 * r.gemm.median_ms / r.step.median_ms);
+  return s;
+}
+
+}  // namespace tg::bench

@@ -1,0 +1,351 @@
+#!/usr/bin/python3
+"""tapegrad against PyTorch on the same character-level training step, side by side in one run.
+
+For each config (model, H, B, T; vocab 96; float32) it runs `tapegrad bench --model ... --json`
+and the same model written in PyTorch, alternating the two sides for several rounds so that the
+shared machine's load hits both alike, and prints per-config medians and ratios:
+
+  step      forward + backward of the whole unrolled sequence (loss: mean next-symbol cross-entropy)
+  GN        one Gauss-Newton product G v = J^T H_L J v at the logits (tapegrad: cached linearization;
+            PyTorch: forward-mode AD for J v, then a backward pass; and the double-backward trick)
+  GFLOP/s   tapegrad's matrix-product work per second, against plain cblas_sgemm of exactly the
+            step's shapes and counts, measured in the same `tapegrad bench` process
+
+Both sides use the same number of BLAS threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and
+torch.set_num_threads are all pinned: torch's own setting does not control OpenBLAS).
+PyTorch is optional (Debian's python3-torch); without it only the tapegrad side runs.
+
+  /usr/bin/python3 scripts/bench_vs_torch.py                     # the default configs
+  /usr/bin/python3 scripts/bench_vs_torch.py --configs lstm:512:128:100 --rounds 3 --threads 1
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+DEFAULT_CONFIGS = ["lstm:256:32:100", "lstm:512:128:100", "mlstm:256:32:100", "mrnn:256:32:100"]
+VOCAB = 96
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, help="model:H:B:T (model: lstm, mlstm, mrnn)")
+    ap.add_argument("--threads", type=int, default=1, help="BLAS threads on both sides")
+    ap.add_argument("--rounds", type=int, default=2, help="alternating tapegrad / PyTorch rounds per config")
+    ap.add_argument("--reps", type=int, default=5, help="timed repetitions per pass and round")
+    ap.add_argument("--tapegrad", default=None, help="path to the tapegrad binary (default: build/tools/tapegrad)")
+    ap.add_argument("--json", default=None, help="also write all results to this file")
+    ap.add_argument("--no-torch", action="store_true", help="run the tapegrad side only")
+    return ap.parse_args()
+
+
+def machine_line():
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, nproc {len(os.sched_getaffinity(0))}"
+
+
+# ---------------------------------------------------------------- PyTorch side (optional)
+
+def load_torch(threads):
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return None
+    import torch
+    torch.set_num_threads(threads)
+    return torch
+
+
+def torch_models(torch):
+    """The zoo's lstm, mlstm and mrnn written in PyTorch, as cell loops over T steps (time-major
+    symbols x[t] of B ids; zero initial state; logits per step). Weights are [from, to] as in tapegrad."""
+    nn = torch.nn
+    F = torch.nn.functional
+
+    def p(*shape):
+        return nn.Parameter(torch.randn(*shape) * 0.1)
+
+    class Lstm(nn.Module):  # a = x W_gx + h W_gh + b; [i, f, o, g]; h = σ(o) tanh(c)
+        def __init__(self, V, H):
+            super().__init__()
+            self.H = H
+            self.W_gx, self.W_gh, self.b_g = p(V, 4 * H), p(H, 4 * H), p(4 * H)
+            self.W_oh, self.b_o = p(H, V), p(V)
+
+        def forward(self, x):
+            T, B = x.shape
+            h = torch.zeros(B, self.H)
+            c = torch.zeros(B, self.H)
+            xs = F.embedding(x, self.W_gx)  # [T, B, 4H]: a row lookup, as tapegrad's gather_rows
+            out = []
+            for t in range(T):
+                a = torch.addmm(xs[t] + self.b_g, h, self.W_gh)
+                i, f, o, g = a.chunk(4, 1)
+                c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+                h = torch.sigmoid(o) * torch.tanh(c)
+                out.append(h)
+            return torch.addmm(self.b_o, torch.cat(out), self.W_oh)
+
+    class FusedLstm(nn.Module):  # nn.LSTM over one-hot inputs: PyTorch's fused kernel
+        def __init__(self, V, H):
+            super().__init__()
+            self.V = V
+            self.lstm = nn.LSTM(V, H)
+            self.out = nn.Linear(H, V)
+
+        def forward(self, x):
+            T, B = x.shape
+            y, _ = self.lstm(F.one_hot(x, self.V).float())
+            return self.out(y.reshape(T * B, -1))
+
+    class Mlstm(nn.Module):  # Krause: m = (h W_mh) ⊙ (x W_mx); a = x W_gx + m W_gm; c = σf c + σi a_g; h = tanh(c σo)
+        def __init__(self, V, H):
+            super().__init__()
+            self.H = H
+            self.W_mx, self.W_mh = p(V, H), p(H, H)
+            self.W_gx, self.W_gm = p(V, 4 * H), p(H, 4 * H)
+            self.W_oh = p(H, V)
+
+        def forward(self, x):
+            T, B = x.shape
+            h = torch.zeros(B, self.H)
+            c = torch.zeros(B, self.H)
+            mx = F.embedding(x, self.W_mx)
+            gx = F.embedding(x, self.W_gx)
+            out = []
+            for t in range(T):
+                m = (h @ self.W_mh) * mx[t]
+                a = torch.addmm(gx[t], m, self.W_gm)
+                i, f, o, g = a.chunk(4, 1)
+                c = torch.sigmoid(f) * c + torch.sigmoid(i) * g
+                h = torch.tanh(c * torch.sigmoid(o))
+                out.append(h)
+            return torch.cat(out) @ self.W_oh
+
+    class Mrnn(nn.Module):  # f = (x W_fx) ⊙ (h W_fh); u = f W_hf + x W_hx + b; h = tanh(u)
+        def __init__(self, V, H):
+            super().__init__()
+            self.H = H
+            self.W_fx, self.W_fh, self.W_hf = p(V, H), p(H, H), p(H, H)
+            self.W_hx, self.b_h = p(V, H), p(H)
+            self.W_oh, self.b_o = p(H, V), p(V)
+
+        def forward(self, x):
+            T, B = x.shape
+            h = torch.zeros(B, self.H)
+            fx = F.embedding(x, self.W_fx)
+            hx = F.embedding(x, self.W_hx) + self.b_h
+            out = []
+            for t in range(T):
+                f = fx[t] * (h @ self.W_fh)
+                h = torch.tanh(torch.addmm(hx[t], f, self.W_hf))
+                out.append(h)
+            return torch.addmm(self.b_o, torch.cat(out), self.W_oh)
+
+    return {"lstm": [("cell loop", Lstm), ("nn.LSTM fused", FusedLstm)],
+            "mlstm": [("cell loop", Mlstm)],
+            "mrnn": [("cell loop", Mrnn)]}
+
+
+def torch_timings(torch, variants, H, B, T, reps):
+    """Median ms of a training step (forward + backward) for each variant; GN products on the cell loop."""
+    F = torch.nn.functional
+    torch.manual_seed(1)
+    x = torch.randint(0, VOCAB, (T, B))
+    y = torch.randint(0, VOCAB, (T * B,))
+    results = {}
+
+    def timed(fn):
+        fn()  # warm-up
+        s = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            s.append((time.perf_counter() - t0) * 1e3)
+        return s
+
+    loop_model = None
+    for name, cls in variants:
+        model = cls(VOCAB, H)
+        params = list(model.parameters())
+
+        def step():
+            for q in params:
+                q.grad = None
+            F.cross_entropy(model(x), y).backward()
+
+        results["step/" + name] = timed(step)
+        if loop_model is None and name == "cell loop":
+            loop_model = model
+
+    if loop_model is not None:
+        params = list(loop_model.parameters())
+        v = [torch.randn_like(q) for q in params]
+        N = float(T * B)
+
+        def loss_hessian_times(z, jv):  # H_L of mean softmax cross-entropy at logits z
+            pr = torch.softmax(z.detach(), 1)
+            return (pr * jv - pr * (pr * jv).sum(1, keepdim=True)) / N
+
+        def gn_forward_ad():
+            import torch.autograd.forward_ad as fwAD
+            named = list(loop_model.named_parameters())  # before the loop swaps attributes
+            with fwAD.dual_level():
+                saved = {}
+                for (name, q), t in zip(named, v):
+                    saved[name] = q
+                    mod, attr = loop_model, name
+                    if "." in name:
+                        path, attr = name.rsplit(".", 1)
+                        mod = loop_model.get_submodule(path)
+                    delattr(mod, attr)
+                    setattr(mod, attr, fwAD.make_dual(q, t))
+                try:
+                    z = loop_model(x)
+                    zp, jv = fwAD.unpack_dual(z)
+                    torch.autograd.grad(zp, params, loss_hessian_times(zp, jv))
+                finally:
+                    for name, q in saved.items():
+                        mod, attr = loop_model, name
+                        if "." in name:
+                            path, attr = name.rsplit(".", 1)
+                            mod = loop_model.get_submodule(path)
+                        delattr(mod, attr)
+                        setattr(mod, attr, q)
+
+        def gn_double_backward():
+            z = loop_model(x)
+            u = torch.zeros_like(z, requires_grad=True)
+            g = torch.autograd.grad(z, params, u, create_graph=True)
+            jv = torch.autograd.grad(g, u, v, retain_graph=True)[0]
+            torch.autograd.grad(z, params, loss_hessian_times(z, jv))
+
+        for name, fn in (("gn/forward-AD", gn_forward_ad), ("gn/double-backward", gn_double_backward)):
+            try:
+                results[name] = timed(fn)
+            except Exception as e:  # report, do not hide: an unsupported op shows up in the table
+                results[name] = f"failed: {type(e).__name__}: {e}"[:120]
+    return results
+
+
+# ---------------------------------------------------------------- tapegrad side
+
+def tapegrad_timings(binary, model, H, B, T, reps, threads):
+    cmd = [binary, "bench", "--model", model, "--vocab", str(VOCAB), "--hidden", str(H), "--batch", str(B),
+           "--steps", str(T), "--reps", str(reps), "--threads", str(threads), "--json"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def med(samples):
+    return statistics.median(samples) if isinstance(samples, list) and samples else float("nan")
+
+
+def main():
+    a = parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    binary = a.tapegrad or os.path.join(root, "build", "tools", "tapegrad")
+    if not os.access(binary, os.X_OK):
+        sys.exit(f"bench_vs_torch: no tapegrad binary at {binary}; run `bash scripts/build.sh` first")
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(a.threads)  # before torch is imported; inherited by tapegrad
+    torch = None if a.no_torch else load_torch(a.threads)
+    if torch is None and not a.no_torch:
+        print("PyTorch not found (Debian: apt install python3-torch); running the tapegrad side only.\n")
+    print(f"machine: {machine_line()}   threads: {a.threads} (OpenBLAS, OpenMP and torch alike)")
+    if torch is not None:
+        print(f"PyTorch {torch.__version__}, torch threads {torch.get_num_threads()}")
+    print(f"rounds: {a.rounds} alternating, {a.reps} timed reps each; medians over all rounds\n")
+
+    variants = torch_models(torch) if torch is not None else {}
+    rows = []
+    for cfg in a.configs:
+        model, H, B, T = cfg.split(":")
+        H, B, T = int(H), int(B), int(T)
+        tg_step, tg_gn, tg_gemm, tg_json = [], [], [], None
+        th = {}
+        for _ in range(a.rounds):
+            tg_json = tapegrad_timings(binary, model, H, B, T, a.reps, a.threads)
+            tg_step += tg_json["step_samples_ms"]
+            tg_gn += tg_json["gnvp_samples_ms"]
+            tg_gemm += tg_json["gemm_samples_ms"]
+            if torch is not None:
+                for k, s in torch_timings(torch, variants[model], H, B, T, a.reps).items():
+                    if isinstance(s, list):
+                        th.setdefault(k, []).extend(s)
+                    else:
+                        th[k] = s
+        row = {"model": model, "H": H, "B": B, "T": T, "V": VOCAB, "threads": a.threads,
+               "tapegrad_step_ms": med(tg_step), "tapegrad_gn_ms": med(tg_gn), "gemm_ms": med(tg_gemm),
+               "step_gflop": tg_json["step_gflop"], "params": tg_json["params"]}
+        row["tapegrad_gflops"] = row["step_gflop"] / (row["tapegrad_step_ms"] * 1e-3)
+        row["sgemm_gflops"] = row["step_gflop"] / (row["gemm_ms"] * 1e-3)
+        row["fraction_of_sgemm"] = row["gemm_ms"] / row["tapegrad_step_ms"]
+        row["tapegrad_gn_over_step"] = row["tapegrad_gn_ms"] / row["tapegrad_step_ms"]
+        steps = {k: med(s) for k, s in th.items() if k.startswith("step/") and isinstance(s, list)}
+        if steps:
+            best = min(steps, key=steps.get)
+            row["torch_step_ms"] = steps[best]
+            row["torch_best_variant"] = best.split("/", 1)[1]
+            row["torch_variants_ms"] = steps
+            row["speedup"] = row["torch_step_ms"] / row["tapegrad_step_ms"]
+            for k in ("gn/forward-AD", "gn/double-backward"):
+                if k in th:
+                    row[k] = med(th[k]) if isinstance(th[k], list) else th[k]
+        rows.append(row)
+        print_row(row)
+
+    print_table(rows)
+    if a.json:
+        with open(a.json + ".tmp", "w") as f:
+            json.dump({"machine": machine_line(), "threads": a.threads, "rows": rows}, f, indent=2)
+        os.replace(a.json + ".tmp", a.json)
+
+
+def print_row(r):
+    s = (f"{r['model']} H={r['H']} B={r['B']} T={r['T']}: tapegrad step {r['tapegrad_step_ms']:.1f} ms, "
+         f"GN {r['tapegrad_gn_ms']:.1f} ms ({r['tapegrad_gn_over_step']:.2f}x step), "
+         f"{r['tapegrad_gflops']:.1f} GFLOP/s vs sgemm {r['sgemm_gflops']:.1f} ({100 * r['fraction_of_sgemm']:.0f}%)")
+    if "torch_step_ms" in r:
+        variants = ", ".join(f"{k.split('/', 1)[1]} {v:.1f}" for k, v in r["torch_variants_ms"].items())
+        s += f"\n    PyTorch step: {variants} ms -> tapegrad {r['speedup']:.2f}x faster"
+        for k in ("gn/forward-AD", "gn/double-backward"):
+            if k in r:
+                v = r[k]
+                s += f"\n    PyTorch {k}: " + (f"{v:.1f} ms ({v / r['torch_step_ms']:.2f}x its step)"
+                                                if isinstance(v, float) else v)
+    print(s, flush=True)
+
+
+def print_table(rows):
+    print("\n| config | tapegrad step ms | PyTorch step ms (best) | speedup | tapegrad GN/step | PyTorch GN/step "
+          "(fwd-AD, dbl-bwd) | tapegrad GFLOP/s | sgemm GFLOP/s | % of sgemm |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        cfg = f"{r['model']} H={r['H']} B={r['B']} T={r['T']}"
+        if "torch_step_ms" in r:
+            torch_cols = f"{r['torch_step_ms']:.1f} ({r['torch_best_variant']}) | {r['speedup']:.2f}x"
+            gn = []
+            for k in ("gn/forward-AD", "gn/double-backward"):
+                v = r.get(k)
+                gn.append(f"{v / r['torch_step_ms']:.2f}" if isinstance(v, float) else "n/a")
+            torch_gn = ", ".join(gn)
+        else:
+            torch_cols, torch_gn = "n/a | n/a", "n/a"
+        print(f"| {cfg} | {r['tapegrad_step_ms']:.1f} | {torch_cols} | {r['tapegrad_gn_over_step']:.2f} | {torch_gn} | "
+              f"{r['tapegrad_gflops']:.1f} | {r['sgemm_gflops']:.1f} | {100 * r['fraction_of_sgemm']:.0f}% |")
+
+
+if __name__ == "__main__":
+    main()
