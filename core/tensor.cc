@@ -20,7 +20,7 @@ bool keep_freed_memory() {
   if (std::getenv("GLIBC_TUNABLES") || std::getenv("MALLOC_TRIM_THRESHOLD_") || std::getenv("MALLOC_MMAP_THRESHOLD_"))
     return false;
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum: tensors up to 32 MB come from the heap
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);   // keep up to 1 GB of free heap top for the next pass
+  mallopt(M_TRIM_THRESHOLD, -1);        // never give the heap top back: the next pass needs it again
   return true;
 }
 
