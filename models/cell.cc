@@ -7,7 +7,11 @@
 namespace tg::models {
 
 Var project(Graph& g, const StepInput& x, ParamId w, Site site) {
-  if (x.symbols) return ops::gather_rows(g[w], x.symbols, site);
+  if (x.symbols) {
+    Var rows = ops::gather_rows(g[w], x.symbols, site);
+    // dropping a one-hot input unit drops its whole row: the mask is one factor per sequence
+    return x.symbol_keep.empty() ? rows : ops::mul(rows, x.symbol_keep, site);
+  }
   return ops::matmul(x.dense, g[w], false, false, site);
 }
 

@@ -28,6 +28,7 @@ struct InputShape {
 struct StepInput {
   ops::Index symbols;  // B symbol ids in [0, size)
   Var dense;           // [B, size]
+  Var symbol_keep;     // optional [B, 1] input-dropout factor on the looked-up rows (0 or 1/(1-p))
 };
 
 // x W for an input weight W [size, n]: a row lookup (gather_rows) for symbols, a matmul for dense rows.

@@ -79,6 +79,13 @@ void check_sequence(const Sequence& xs, const IoSizes& io, const std::string& mo
       if (xs.dense[t].shape() != Shape{xs.B, io.in})
         fail(fmt::format("dense input {} at step {} should be [{},{}]", xs.dense[t].shape().str(), t, xs.B, io.in));
   }
+  const int64_t per_row = io.symbolic() ? 1 : io.in;
+  if (!xs.input_keep.empty() && xs.input_keep.size() != T)
+    fail(fmt::format("{} input-dropout masks for {} steps", xs.input_keep.size(), T));
+  for (const Tensor& k : xs.input_keep)
+    if (k.size() != xs.B * per_row) fail(fmt::format("input-dropout mask {} should have {}x{} entries", k.shape().str(), xs.B, per_row));
+  if (!xs.readout_keep.empty() && xs.readout_keep.size() != T)
+    fail(fmt::format("{} output-dropout masks for {} steps", xs.readout_keep.size(), T));
   if (!xs.mask.empty()) {
     if (xs.mask.size() != T) fail(fmt::format("{} input masks for {} steps", xs.mask.size(), T));
     for (size_t t = 0; t < T; ++t)
@@ -94,17 +101,25 @@ Outputs unroll_cell(Graph& g, const Cell& cell, const OutputLayer& head, const S
   const DType dt = g.params()->dtype();
   Outputs out;
   State s = cell.initial(g, xs.B);
+  out.initial = cell.readout(s);
+  auto keep = [&](const std::vector<Tensor>& k, int64_t t, Shape shape) {
+    return g.input(k[static_cast<size_t>(t)].astype(dt).clone().reshaped(shape));
+  };
   for (int64_t t = 0; t < xs.T; ++t) {
     ScopeGuard step_scope(g, scope + "/t", static_cast<long>(t));
     StepInput x;
-    if (io.symbolic())
+    if (io.symbolic()) {
       x.symbols = xs.symbols[t];
-    else
+      if (!xs.input_keep.empty()) x.symbol_keep = keep(xs.input_keep, t, {xs.B, 1});
+    } else {
       x.dense = g.input(xs.dense[t].astype(dt).clone());  // the graph keeps its own copy
+      if (!xs.input_keep.empty()) x.dense = ops::mul(x.dense, keep(xs.input_keep, t, {xs.B, io.in}));
+    }
     Step next = cell.step(g, x, s);
     s = xs.mask.empty() ? next.state : carry_over(g, next.state, s, xs.mask[t]);
     Var h = cell.readout(s);
-    Var z = head.logits(g, h);
+    // dropout on the output layer's input only: the state itself (the recurrent path) is untouched
+    Var z = head.logits(g, xs.readout_keep.empty() ? h : ops::mul(h, keep(xs.readout_keep, t, h.shape())));
     out.record(g, next.preact, h, z);
   }
   return out;

@@ -42,6 +42,8 @@ class CellModel final : public Model {
   CellModel(std::string kind, const nlohmann::json& cfg, DType dt, Rng& rng, const MakeCell& make_cell);
   const std::string& kind() const override { return kind_; }
   OutputKind output_kind() const override { return output_; }
+  bool supports_dropout() const override { return true; }
+  int64_t readout_size() const override { return cell_->readout_size(); }
   Outputs unroll(Graph& g, const Sequence& xs) const override;
   const Cell& cell() const { return *cell_; }
 

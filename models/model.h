@@ -24,6 +24,12 @@ struct Sequence {
   // Optional per-step input masks, T entries of [B] (1 = a real step, 0 = padding): where 0 the
   // state is carried over unchanged, so variable-length sequences can share a batch.
   std::vector<Tensor> mask;
+  // Optional training-time dropout factors (0 or 1/(1-p)) on the non-recurrent connections, drawn by
+  // the objective (models/noise.h) and sliced with the batch: T entries of [B, in] (dense inputs) or
+  // [B] (symbolic inputs: a dropped one-hot unit), and T entries of [B, R] on what the output layer
+  // reads. Empty: no dropout (evaluation).
+  std::vector<Tensor> input_keep;
+  std::vector<Tensor> readout_keep;
 };
 
 // What the output layer's units are: the matching loss follows (softmax + cross-entropy,
@@ -34,6 +40,7 @@ struct Outputs {
   std::vector<Var> logits;  // per step [B, out]: pre-nonlinearity outputs (Gauss-Newton block), tag "logits"
   std::vector<Var> preact;  // per step [B, H]: hidden pre-activations (structural damping), tag "preact"
   std::vector<Var> hidden;  // per step [B, H]: the state read by the output layer
+  Var initial;              // [B, H]: that readout of the initial state (cell models; else empty)
 
   // Appends one step: pre-activation u, state h, logits z; tags u "preact" and z "logits" (what
   // curvature blocks and adjoint reads look for).
@@ -62,6 +69,9 @@ class Model {
   virtual const std::string& kind() const = 0;  // registry name
   virtual Outputs unroll(Graph& g, const Sequence& xs) const = 0;  // binds params() into g
   virtual OutputKind output_kind() const = 0;
+  // Whether unroll applies Sequence::input_keep / readout_keep (dropout on non-recurrent connections).
+  virtual bool supports_dropout() const { return false; }
+  virtual int64_t readout_size() const { return 0; }  // width of what the output layer reads (dropout masks)
   const IoSizes& io() const { return io_; }
   ParamSet& params() { return params_; }
   const ParamSet& params() const { return params_; }

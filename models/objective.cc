@@ -9,7 +9,14 @@
 namespace tg::models {
 
 nlohmann::json to_json(const ObjectiveOptions& o) {
-  return {{"structural", o.structural}, {"fisher", o.fisher}, {"norm_stabilizer", o.norm_stabilizer},
+  return {{"structural", o.structural},
+          {"fisher", o.fisher},
+          {"norm_stabilizer", o.norm_stabilizer},
+          {"stability_penalty", to_json(o.stability)},
+          {"norm_preserving", o.norm_preserving},
+          {"input_dropout", o.noise.input_dropout},
+          {"output_dropout", o.noise.output_dropout},
+          {"weight_noise", o.noise.weight_noise},
           {"check_finite", o.check_finite}};
 }
 
@@ -24,10 +31,24 @@ ObjectiveOptions objective_options_from_json(const nlohmann::json& j) {
     o.structural = full["structural"];
     o.fisher = full["fisher"];
     o.norm_stabilizer = full["norm_stabilizer"];
+    o.norm_preserving = full["norm_preserving"];
+    o.noise.input_dropout = full["input_dropout"];
+    o.noise.output_dropout = full["output_dropout"];
+    o.noise.weight_noise = full["weight_noise"];
     o.check_finite = full["check_finite"];
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("objective: bad option value: {}", e.what()));
   }
+  o.stability = stability_penalty_from_json(full["stability_penalty"]);
+  if (o.norm_stabilizer != 0) {
+    if (!(o.norm_stabilizer > 0)) throw Error(fmt::format("objective: norm_stabilizer must be >= 0 (got {})", o.norm_stabilizer));
+    if (o.stability.kind != "none" && o.stability.beta != 0)
+      throw Error("objective: set norm_stabilizer or stability_penalty, not both");
+    o.stability = StabilityPenalty{.kind = "norm", .beta = o.norm_stabilizer, .skip_first = true};
+    o.norm_stabilizer = 0;  // resolved into stability_penalty (what to_json reports)
+  }
+  if (!(o.norm_preserving >= 0)) throw Error(fmt::format("objective: norm_preserving must be >= 0 (got {})", o.norm_preserving));
+  check_noise(o.noise);
   if (o.structural != "tanh" && o.structural != "squared" && o.structural != "none")
     throw Error(fmt::format("objective: structural must be tanh, squared or none, not '{}'", o.structural));
   return o;
@@ -71,7 +92,12 @@ Var per_sequence_step_loss(Graph& g, OutputKind kind, Var z, const Targets& ys, 
 }  // namespace
 
 std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& theta, const optim::Batch& b) {
-  model_->params().set_values(theta);
+  // Weight noise: the graph is built at θ + ε, so its gradient is the gradient at the noisy weights
+  // (a leaf's derivative does not depend on its value's origin).
+  if (b.weight_noise) model_->params().set_values(theta.clone().axpy(1.0, *b.weight_noise));
+  else model_->params().set_values(theta);
+  if ((!b.inputs.input_keep.empty() || !b.inputs.readout_keep.empty()) && !model_->supports_dropout())
+    throw Error(fmt::format("objective: model '{}' does not support dropout masks", model_->kind()));
   auto g = std::make_unique<Graph>(GraphOptions{.check_finite = opt_.check_finite});
   Outputs out = model_->unroll(*g, b.inputs);
   const OutputKind kind = model_->output_kind();
@@ -87,16 +113,13 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
   for (size_t t = 0; t < out.logits.size(); ++t)
     if (b.targets.mask.empty() || any_nonzero(b.targets.mask[t])) read.push_back(out.logits[t]);
 
-  if (opt_.norm_stabilizer > 0 && out.hidden.size() > 1) {
-    // β/T Σ_t (‖h_t‖ - ‖h_{t-1}‖)², norms per sequence, averaged over the batch
-    Var total;
-    for (size_t t = 1; t < out.hidden.size(); ++t) {
-      Var n1 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(out.hidden[t]), 1), 1e-12));
-      Var n0 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(out.hidden[t - 1]), 1), 1e-12));
-      total = ops::add(total, ops::mean(ops::square(ops::sub(n1, n0))));
-    }
-    loss = ops::add(loss, ops::scale(total, opt_.norm_stabilizer / static_cast<double>(out.hidden.size())));
+  if (opt_.norm_preserving > 0) {
+    // Ω's error vectors a_t = ∂E/∂h_t of the task loss E, held constant as in Pascanu et al.
+    std::vector<Tensor> adj = hidden_adjoints(loss, out.hidden);
+    Var omega = norm_preserving_omega(*g, out.hidden, adj);
+    if (!omega.empty()) loss = ops::add(loss, ops::scale(omega, opt_.norm_preserving));
   }
+  if (Var r = stability_penalty(out.hidden, out.initial, opt_.stability); !r.empty()) loss = ops::add(loss, r);
   built.loss = loss;
   built.curvature = ad::Block{read, loss};
 

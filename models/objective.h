@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "models/model.h"
+#include "models/noise.h"
+#include "models/regularizers.h"
 #include "optim/objective.h"
 
 namespace tg::models {
@@ -19,7 +21,12 @@ struct ObjectiveOptions {
   // ½ Σ u² (curvature J_uᵀ J_u). "none": no structural block.
   std::string structural = "tanh";
   bool fisher = false;            // build the per-sequence-loss block (empirical Fisher products)
-  double norm_stabilizer = 0;     // Krueger & Memisevic: β/T Σ_t (‖h_t‖ - ‖h_{t-1}‖)², mean over the batch
+  // Shorthand for stability_penalty {kind: norm, beta: β, skip_first: true}: Krueger & Memisevic's
+  // β/T Σ_t (‖h_t‖ - ‖h_{t-1}‖)², mean over the batch. Setting both is an error.
+  double norm_stabilizer = 0;
+  StabilityPenalty stability;     // Krueger's norm-stabilizer or one of its alternatives (regularizers.h)
+  double norm_preserving = 0;     // strength λ of Pascanu et al.'s Ω (second-order AD; 0: off)
+  NoiseOptions noise;             // dropout on non-recurrent connections, weight noise (noise.h)
   bool check_finite = false;      // name the first node that yields NaN/Inf
 };
 
@@ -36,6 +43,7 @@ class ModelObjective : public optim::Objective {
   const ParamSet& params() const override { return model_->params(); }
   std::unique_ptr<optim::Evaluation> evaluate(const ParamVec& theta, const optim::Batch& b) override;
   double weight(const optim::Batch& b) const override { return loss_weight(b, model_->output_kind(), model_->io().out); }
+  void draw_noise(optim::Batch& b, Rng& rng) override { models::draw_noise(b, opt_.noise, *model_, rng); }
   Model& model() { return *model_; }
   const ObjectiveOptions& options() const { return opt_; }
 

@@ -93,7 +93,7 @@ Step StackedCell::step(Graph& g, const StepInput& x, const State& s) const {
     Step st = layers_[l]->step(g, in, part(s, l));
     next.insert(next.end(), st.state.begin(), st.state.end());
     pre.push_back(st.preact);
-    in = StepInput{nullptr, layers_[l]->readout(st.state)};
+    in = StepInput{nullptr, layers_[l]->readout(st.state), Var()};
   }
   return {next, pre.size() == 1 ? pre[0] : ops::concat(pre, 1)};
 }

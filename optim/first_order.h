@@ -20,9 +20,9 @@
 //
 // Regularizers that act on the model graph (Krueger's norm-stabilizer, Pascanu's Ω, dropout, weight
 // noise) live in the objective: the optimizer sees their sum in f and ∇f and needs nothing from them.
-// Dropout / weight noise must draw their noise from (run seed, iteration), not from a stream consumed
-// per evaluation: NAG's look-ahead and L-BFGS's line search evaluate several points per step, and a
-// resumed run must see the same noise.
+// Dropout / weight noise are drawn once per batch from the run's (checkpointed) RNG and attached to the
+// batch (models/noise.h), not per evaluation: NAG's look-ahead and L-BFGS's line search evaluate
+// several points per step on one noise sample, and a resumed run sees the same noise.
 //
 // Checkpoints: state() gives the step count, the number of applied updates and the named state vectors
 // (deep copies, in θ's layout and dtype):

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "optim/precondition.h"
 
 namespace tg::optim {
 
@@ -48,7 +49,7 @@ bool finite(double x) { return std::isfinite(x); }
 HessianFree::HessianFree(HfConfig cfg) : cfg_(cfg), lambda_(cfg.lambda) {
   if (!(cfg_.lambda >= 0)) throw Error("hf: lambda must be >= 0");
   if (cfg_.max_cg < 1) throw Error("hf: max_cg must be >= 1");
-  if (cfg_.precondition) throw Error("hf: the diagonal preconditioner is not implemented yet");
+  if (!(cfg_.precondition_alpha >= 0)) throw Error("hf: precondition_alpha must be >= 0");
 }
 
 HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_batch, const Batch& curv_batch) {
@@ -95,6 +96,11 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
   co.max_iters = cfg_.max_cg;
   co.min_iters = cfg_.min_cg;
   co.progress_eps = cfg_.progress_eps;
+  if (cfg_.precondition) {
+    co.precondition = diagonal_preconditioner(empirical_fisher_diagonal(obj, theta, curv_batch), lam,
+                                              cfg_.precondition_alpha);
+    st.sequences += 2 * n_curv;  // one forward + backward per sequence
+  }
   ParamVec b = g.clone().scale(-1.0);
   ParamVec x0 = prev_.size() == theta.size() ? prev_.clone().scale(cfg_.cg_decay) : theta.clone().fill(0);
 
@@ -223,6 +229,7 @@ nlohmann::json to_json(const HfConfig& c) {
           {"ls_factor", c.ls_factor}, {"ls_max", c.ls_max}, {"armijo", c.armijo},
           {"ls_damping_tries", c.ls_damping_tries}, {"ls_damping_tau", c.ls_damping_tau},
           {"ls_damping_failures", c.ls_damping_failures}, {"precondition", c.precondition},
+          {"precondition_alpha", c.precondition_alpha},
           {"grad_chunk", c.grad_chunk}};
 }
 
@@ -266,6 +273,7 @@ HfConfig hf_config_from_json(const nlohmann::json& j) {
     c.ls_damping_tau = full["ls_damping_tau"];
     c.ls_damping_failures = full["ls_damping_failures"];
     c.precondition = full["precondition"];
+    c.precondition_alpha = full["precondition_alpha"];
     c.grad_chunk = full["grad_chunk"];
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("hf: bad option value: {}", e.what()));

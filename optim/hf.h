@@ -50,7 +50,10 @@ struct HfConfig {
   int ls_damping_tries = 10;    // Krause: backtracking steps per conjugate direction
   double ls_damping_tau = 0.5;  // Krause's decay constant (not given in the thesis)
   int ls_damping_failures = 5;  // stop CG after more than this many failed searches
-  bool precondition = false;    // Martens' diagonal preconditioner (needs per-sequence gradients)
+  // Martens' diagonal preconditioner M = [diag(empirical Fisher on the curvature batch) + λI]^α for
+  // CG (optim/precondition.h); costs one forward/backward pass per curvature-batch sequence.
+  bool precondition = false;
+  double precondition_alpha = 0.75;
   int grad_chunk = 1000;        // the gradient batch is evaluated this many sequences at a time
 };
 

@@ -59,6 +59,9 @@ class Objective {
   // The weight the loss averages over on b (the loss is a mean over it), so that chunks of a batch
   // combine into the batch's loss: Σ weight_c loss_c / Σ weight_c.
   virtual double weight(const Batch& b) const { return static_cast<double>(b.size()); }
+  // Attaches this training iteration's noise (dropout masks, weight noise) to a freshly drawn batch,
+  // drawing from `rng`; the noise then travels with the batch and its slices. No-op by default.
+  virtual void draw_noise(Batch&, Rng&) {}
 };
 
 // An objective given by a graph builder over a ParamSet (bound into the graph at θ).

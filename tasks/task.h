@@ -29,6 +29,9 @@ struct Batch {
   // Per sequence: the bits the true generator spends on the loss-masked targets (-log2 of their
   // probability given the past), for tasks whose generator is known (Ollivier's); else empty.
   std::vector<double> true_bits;
+  // Training-time additive weight noise for this batch (drawn with its dropout masks by the
+  // objective; shared by every slice, so one HF iteration sees one noise sample). Null: none.
+  std::shared_ptr<const ParamVec> weight_noise;
   int64_t steps() const { return inputs.T; }
   int64_t size() const { return inputs.B; }
 };
@@ -104,6 +107,9 @@ inline Batch slice(const Batch& b, int64_t first, int64_t count) {
   for (const auto& s : b.inputs.symbols) h.inputs.symbols.push_back(idx(s));
   for (const auto& d : b.inputs.dense) h.inputs.dense.push_back(rows(d));
   for (const auto& m : b.inputs.mask) h.inputs.mask.push_back(rows(m));
+  for (const auto& k : b.inputs.input_keep) h.inputs.input_keep.push_back(rows(k));
+  for (const auto& k : b.inputs.readout_keep) h.inputs.readout_keep.push_back(rows(k));
+  h.weight_noise = b.weight_noise;
   for (const auto& s : b.targets.symbols) h.targets.symbols.push_back(idx(s));
   for (const auto& d : b.targets.dense) h.targets.dense.push_back(rows(d));
   for (const auto& m : b.targets.mask) h.targets.mask.push_back(rows(m));

@@ -41,6 +41,7 @@ class HfStep : public TrainStep {
   }
   nlohmann::json step(optim::Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng, int64_t) override {
     optim::Batch g = task.sample(batch_, rng);  // fresh data every iteration
+    obj.draw_noise(g, rng);  // dropout masks / weight noise: one sample for the whole HF iteration
     optim::Batch c = tasks::slice(g, 0, std::min(curv_, g.size()));  // a subset of the gradient batch
     optim::HfStats s = hf_.step(obj, theta, g, c);
     sequences_ += s.sequences;
@@ -81,6 +82,7 @@ class FirstOrderStep : public TrainStep {
   FirstOrderStep(const RunConfig& cfg) : opt_(optim::make_first_order(cfg.optimizer, cfg.optimizer_options)), batch_(cfg.batch) {}
   nlohmann::json step(optim::Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng, int64_t) override {
     optim::Batch b = task.sample(batch_, rng);
+    obj.draw_noise(b, rng);  // fresh dropout masks / weight noise per minibatch
     optim::StepStats s = opt_->step(obj, theta, b);
     sequences_ += s.sequences;
     nlohmann::json m = optim::to_json(s);

@@ -8,6 +8,7 @@
 #include "ops/ops.h"
 #include "optim/cg.h"
 #include "optim/hf.h"
+#include "optim/precondition.h"
 
 namespace tg::optim {
 namespace {
@@ -237,6 +238,57 @@ TEST(HessianFree, ChunkedGradientEqualsTheWholeBatch) {
   EXPECT_NEAR(sa.loss, sb.loss, 1e-14);
   EXPECT_NEAR(sa.grad_norm, sb.grad_norm, 1e-13);
   EXPECT_LT(ta.clone().axpy(-1.0, tb).norm(), 1e-12);
+}
+}  // namespace
+}  // namespace tg::optim
+
+namespace tg::optim {
+namespace {
+// Martens' preconditioner's diagonal: (1/N) Σ_n ∇ℓ_n ⊙ ∇ℓ_n, for logistic regression
+// ∇ℓ_n = (σ(z_n) - y_n) [x_n, 1].
+TEST(HessianFree, PreconditionerDiagonalIsTheEmpiricalFisherDiagonal) {
+  Logistic lr;
+  GraphObjective obj = lr.objective();
+  ParamVec theta = lr.ps.zeros_like();
+  for (int i = 0; i < theta.size(); ++i) theta.flat().data<double>()[i] = 0.1 * (i + 1) - 0.15;
+  std::vector<double> d = empirical_fisher_diagonal(obj, theta, lr.batch);
+  std::vector<double> want(Logistic::D + 1, 0.0);
+  const Tensor& x = lr.batch.inputs.dense[0];
+  const Tensor& y = lr.batch.targets.dense[0];
+  for (int n = 0; n < Logistic::N; ++n) {
+    double z = theta.flat().at(Logistic::D);
+    for (int j = 0; j < Logistic::D; ++j) z += x.at(n * Logistic::D + j) * theta.flat().at(j);
+    const double r = 1 / (1 + std::exp(-z)) - y.at(n);
+    for (int j = 0; j < Logistic::D; ++j) want[j] += std::pow(r * x.at(n * Logistic::D + j), 2) / Logistic::N;
+    want[Logistic::D] += r * r / Logistic::N;
+  }
+  ASSERT_EQ(d.size(), want.size());
+  for (size_t i = 0; i < d.size(); ++i) EXPECT_NEAR(d[i], want[i], 1e-14) << i;
+}
+
+// PCG converges to the same solution, so with λ = 0 and CG run to convergence a preconditioned HF
+// step is still exactly Newton's.
+TEST(HessianFree, PreconditionedStepIsStillNewtonsStep) {
+  Logistic lr;
+  GraphObjective obj = lr.objective();
+  HfConfig cfg;
+  cfg.lambda = 0;
+  cfg.mu = 0;
+  cfg.max_cg = 10;
+  cfg.progress_eps = 0;
+  cfg.cg_decay = 0;
+  cfg.backtrack = false;
+  cfg.precondition = true;
+  HessianFree hf(hf_config_from_json(to_json(cfg)));
+  ASSERT_TRUE(hf.config().precondition);
+  EXPECT_EQ(hf.config().precondition_alpha, 0.75);
+  ParamVec theta = lr.ps.zeros_like();
+  for (int it = 0; it < 3; ++it) {
+    ParamVec expect = newton_step(obj, theta, lr.batch);
+    HfStats st = hf.step(obj, theta, lr.batch, lr.batch);
+    ASSERT_TRUE(st.accepted) << st.cg_stop;
+    EXPECT_LT(theta.clone().axpy(-1.0, expect).norm(), 1e-8 * std::max(1.0, expect.norm())) << "iteration " << it;
+  }
 }
 }  // namespace
 }  // namespace tg::optim

@@ -2,10 +2,12 @@
 # Kills `tapegrad train` with SIGKILL at 20+ random moments. After every kill the checkpoint must
 # load, and the run continued with --resume must end bit-identical (parameters, optimizer state,
 # metrics) to an uninterrupted run with the same seed and thread count.
-# Usage: kill_resume.sh TAPEGRAD [optimizer]
+# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise]
+# With "noise", training uses dropout and weight noise, drawn from the checkpointed RNG.
 set -euo pipefail
 TG=$1
 OPT=${2:-adam}
+NOISE=${3:-}
 PY=/usr/bin/python3
 if ! $PY -c "import numpy" 2>/dev/null; then echo "numpy for /usr/bin/python3 is missing: skipped"; exit 77; fi
 work=$(mktemp -d)
@@ -16,6 +18,8 @@ args=(--model rnn --task addition --optimizer "$OPT" --seed 7 --steps $STEPS --q
       --set task_options.T=20 --set model_options.hidden=32 --set batch=100 --set curvature_batch=20
       --set eval_every=5 --set eval_batch=200 --set checkpoint_every=1 --set optimizer_options.max_cg=30)
 [ "$OPT" = hf ] || args=("${args[@]:0:${#args[@]}-2}")  # max_cg is an HF option
+[ "$NOISE" = noise ] && args+=(--set objective_options.input_dropout=0.2 --set objective_options.output_dropout=0.3
+                               --set objective_options.weight_noise=0.01)
 
 "$TG" train "${args[@]}" --out "$work/full" >/dev/null
 

@@ -1,0 +1,141 @@
+#include "models/regularizers.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/ad.h"
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace tg::models {
+
+const std::vector<std::string>& stability_penalty_kinds() {
+  static const std::vector<std::string> k = {"none",     "norm",          "state_diff",    "relative", "l1_norm",
+                                             "target_norm", "initial_final", "abs_diff", "squared_norm"};
+  return k;
+}
+
+nlohmann::json to_json(const StabilityPenalty& p) {
+  return {{"kind", p.kind}, {"beta", p.beta}, {"target", p.target}, {"skip_first", p.skip_first}};
+}
+
+StabilityPenalty stability_penalty_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw Error("stability_penalty: expected an object {kind, beta, target, skip_first}");
+  StabilityPenalty p;
+  nlohmann::json full = to_json(p);
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!full.contains(it.key())) throw Error(fmt::format("stability_penalty: unknown option '{}'", it.key()));
+    full[it.key()] = it.value();
+  }
+  try {
+    p.kind = full["kind"];
+    p.beta = full["beta"];
+    p.target = full["target"];
+    p.skip_first = full["skip_first"];
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("stability_penalty: bad option value: {}", e.what()));
+  }
+  const auto& kinds = stability_penalty_kinds();
+  if (std::find(kinds.begin(), kinds.end(), p.kind) == kinds.end())
+    throw Error(fmt::format("stability_penalty: kind must be one of {}, not '{}'", fmt::join(kinds, ", "), p.kind));
+  if (!(p.beta >= 0)) throw Error(fmt::format("stability_penalty: beta must be >= 0 (got {})", p.beta));
+  return p;
+}
+
+namespace {
+// ‖h‖₂ per row [B]; the ε keeps the derivative finite at h = 0 (zero initial states, dead ReLUs)
+Var l2(Var h) { return ops::sqrt(ops::add_scalar(ops::sum(ops::square(h), 1), 1e-12)); }
+Var l1(Var h) { return ops::sum(ops::abs(h), 1); }
+}  // namespace
+
+Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPenalty& p) {
+  if (p.kind == "none" || p.beta == 0 || hidden.empty()) return {};
+  const size_t T = hidden.size();
+  const bool needs_h0 = !p.skip_first && p.kind != "target_norm" && p.kind != "squared_norm";
+  if (needs_h0 && h0.empty())
+    throw Error(fmt::format("stability_penalty '{}' with skip_first=false needs the model's initial state, which "
+                            "this model does not record",
+                            p.kind));
+  // states[0] = h_0 (when used), then h_1..h_T
+  std::vector<Var> states;
+  if (needs_h0) states.push_back(h0);
+  states.insert(states.end(), hidden.begin(), hidden.end());
+
+  std::vector<Var> terms;  // each [B]
+  if (p.kind == "target_norm" || p.kind == "squared_norm") {
+    for (const Var& h : hidden)
+      terms.push_back(p.kind == "target_norm" ? ops::square(ops::add_scalar(l2(h), -p.target))
+                                              : ops::sum(ops::square(h), 1));
+  } else if (p.kind == "initial_final") {
+    terms.push_back(ops::square(ops::sub(l2(states.front()), l2(states.back()))));
+  } else {
+    for (size_t t = 1; t < states.size(); ++t) {
+      Var a = states[t - 1], b = states[t];
+      if (p.kind == "state_diff") {
+        terms.push_back(ops::sum(ops::square(ops::sub(b, a)), 1));
+      } else if (p.kind == "l1_norm") {
+        terms.push_back(ops::square(ops::sub(l1(b), l1(a))));
+      } else {
+        Var nb = l2(b), d = ops::sub(nb, l2(a));
+        if (p.kind == "norm") terms.push_back(ops::square(d));
+        else if (p.kind == "relative") terms.push_back(ops::square(ops::div(d, nb)));
+        else if (p.kind == "abs_diff") terms.push_back(ops::abs(d));
+        else throw InternalError(fmt::format("stability_penalty: kind '{}' has no rule", p.kind));
+      }
+    }
+  }
+  Var total;
+  for (const Var& t : terms) total = ops::add(total, ops::mean(t));
+  if (total.empty()) return {};
+  return ops::scale(total, p.beta / static_cast<double>(T));
+}
+
+std::vector<Tensor> hidden_adjoints(Var loss, const std::vector<Var>& hidden) {
+  Graph& g = *loss.graph();
+  Var one = ops::constant(g, Tensor::scalar(1.0, loss.dtype()));
+  ad::Seed seed{loss, one};
+  std::vector<Var> adj = ad::vjp(std::span<const ad::Seed>(&seed, 1), hidden, /*independent=*/false);
+  std::vector<Tensor> out;
+  for (size_t t = 0; t < hidden.size(); ++t)
+    out.push_back(ad::value_or_zeros(adj[t], hidden[t].shape(), hidden[t].dtype()).clone());
+  return out;
+}
+
+Var norm_preserving_omega(Graph& g, const std::vector<Var>& hidden, const std::vector<Tensor>& adjoints) {
+  if (adjoints.size() != hidden.size())
+    throw Error(fmt::format("norm_preserving: {} adjoints for {} hidden states", adjoints.size(), hidden.size()));
+  if (hidden.size() < 2) return {};
+  const int64_t B = hidden[0].shape()[0];
+  const DType dt = hidden[0].dtype();
+  Var total;
+  for (size_t k = 0; k + 1 < hidden.size(); ++k) {
+    const Tensor& a = adjoints[k + 1];
+    // 1/‖a_{k+1}‖ per sequence, and which sequences have a term at all
+    std::vector<double> inv(B), used(B);
+    const int64_t H = a.size() / B;
+    bool any = false;
+    for (int64_t n = 0; n < B; ++n) {
+      double s = 0;
+      for (int64_t i = 0; i < H; ++i) s += a.at(n * H + i) * a.at(n * H + i);
+      const double norm = std::sqrt(s);
+      inv[n] = norm > 0 ? 1.0 / norm : 0.0;
+      used[n] = norm > 0 ? 1.0 : 0.0;
+      any |= norm > 0;
+    }
+    if (!any) continue;
+    // a_{k+1} J_k: one VJP from h_{k+1} to h_k that stops at h_k (built into the graph, so Ω can be
+    // differentiated again with respect to the parameters)
+    ad::Seed seed{hidden[k + 1], ops::constant(g, a.clone())};
+    Var v = ad::vjp(std::span<const ad::Seed>(&seed, 1), std::span<const Var>(&hidden[k], 1), true)[0];
+    Var ratio = v.empty() ? ops::fill(g, {B}, 0.0, dt)
+                          : ops::mul(l2(v), ops::constant(g, Tensor::from({B}, inv, dt)));
+    Var term = ops::mul(ops::square(ops::add_scalar(ratio, -1.0)), ops::constant(g, Tensor::from({B}, used, dt)));
+    total = ops::add(total, ops::sum(term));
+  }
+  if (total.empty()) return {};
+  return ops::scale(total, 1.0 / static_cast<double>(B));
+}
+
+}  // namespace tg::models

@@ -1,0 +1,47 @@
+// Graph-level regularisers on a model's hidden states (no hand-written gradients: every term is a
+// graph, so gradients, Gauss-Newton and Hessian products come from the engine).
+//
+//  * Stability penalties (Krueger & Memisevic 2016, digest 004 §2.1-2.2): the norm-stabilizer
+//    β/T Σ_t (‖h_t‖ - ‖h_{t-1}‖)² and the seven alternatives of Table 5.III.
+//  * Pascanu, Mikolov & Bengio's (2013) norm-preserving regulariser
+//    Ω = Σ_k (‖a_{k+1} ∂h_{k+1}/∂h_k‖ / ‖a_{k+1}‖ - 1)²,  a_{k+1} = ∂E/∂h_{k+1} held constant,
+//    whose value is a vector-Jacobian product inside the graph, so its gradient is second-order AD.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/graph.h"
+
+namespace tg::models {
+
+struct StabilityPenalty {
+  // none | norm (the norm-stabilizer) | state_diff ‖h_t - h_{t-1}‖² | relative (Δ‖h_t‖ / ‖h_t‖)² |
+  // l1_norm (Δ‖h_t‖₁)² | target_norm (‖h_t‖ - target)² | initial_final (‖h_first‖ - ‖h_T‖)² |
+  // abs_diff |Δ‖h_t‖| | squared_norm ‖h_t‖²
+  std::string kind = "none";
+  double beta = 0;
+  double target = 5;       // target_norm's fixed norm (Krueger used 5)
+  // The thesis sums t = 1..T with h_0 (a zero initial state makes the first term ‖h_1‖²); third-party
+  // code sums t = 2..T. true: the t = 1 term (and h_0 in initial_final) is left out.
+  bool skip_first = true;
+};
+
+nlohmann::json to_json(const StabilityPenalty& p);
+StabilityPenalty stability_penalty_from_json(const nlohmann::json& j);  // unknown keys / kinds are an error
+const std::vector<std::string>& stability_penalty_kinds();
+
+// β/T Σ_t term_t over the steps, mean over the batch's sequences (T = hidden.size()). `h0` is the
+// state before step 1 (may be empty when skip_first needs none; an empty h0 otherwise is an error).
+Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPenalty& p);
+
+// Values of the total derivatives ∂loss/∂h_t (each [B, H]), by one reverse pass inside the graph.
+std::vector<Tensor> hidden_adjoints(Var loss, const std::vector<Var>& hidden);
+
+// Ω with the adjoints given as constants: mean over sequences of Σ_k (‖a_{k+1} J_k‖/‖a_{k+1}‖ - 1)²,
+// J_k = ∂h_{k+1}/∂h_k the one-step Jacobian (other paths into h_{k+1} are held fixed). Terms whose
+// a_{k+1} is zero (no loss after step k+1) are left out.
+Var norm_preserving_omega(Graph& g, const std::vector<Var>& hidden, const std::vector<Tensor>& adjoints);
+
+}  // namespace tg::models
