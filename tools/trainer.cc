@@ -309,8 +309,8 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
   if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); lead && local) {
     const long ranks = std::atol(local), cores = ::sysconf(_SC_NPROCESSORS_ONLN);
     if (ranks * cfg.threads > cores)
-      std::fprintf(stderr, "warning: %ld ranks x %d BLAS threads on %ld cores oversubscribe the machine (set threads=1)\n",
-                   ranks, cfg.threads, cores);
+      std::fprintf(stderr, "warning: %ld ranks x %d BLAS threads on %ld cores oversubscribe the machine%s\n", ranks,
+                   cfg.threads, cores, cfg.threads > 1 ? " (set threads=1)" : " (use fewer ranks)");
   }
   optim::DistributedObjective distributed(*run.objective, comm);
   optim::Objective& objective = comm.parallel() ? static_cast<optim::Objective&>(distributed) : *run.objective;
