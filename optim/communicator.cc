@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <vector>
 
@@ -9,6 +10,8 @@
 
 #ifdef TAPEGRAD_HAVE_MPI
 #include <mpi.h>
+
+#include <thread>
 #endif
 
 namespace tg::optim {
@@ -69,20 +72,29 @@ class MpiCommunicator : public Communicator {
     if (static_cast<size_t>(n) != data.size()) throw Error("communicator: a buffer of more than 2^31 values");
     // gather to rank 0, add in rank order there, broadcast: a fixed order, unlike MPI_Allreduce
     std::vector<double> all(rank_ == 0 ? data.size() * static_cast<size_t>(size_) : 0);
-    check(MPI_Gather(data.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Gather");
+    MPI_Request req;
+    check(MPI_Igather(data.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD, &req), "MPI_Igather");
+    wait(req, "MPI_Igather");
     if (rank_ == 0) {
       for (int r = 1; r < size_; ++r) {
         const double* part = all.data() + static_cast<size_t>(r) * data.size();
         for (size_t i = 0; i < data.size(); ++i) data[i] += part[i];
       }
     }
-    check(MPI_Bcast(data.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    check(MPI_Ibcast(data.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD, &req), "MPI_Ibcast");
+    wait(req, "MPI_Ibcast");
   }
   void broadcast(std::span<double> data, int root) override {
     if (root < 0 || root >= size_) throw Error(fmt::format("communicator: broadcast from rank {} in a job of {}", root, size_));
-    check(MPI_Bcast(data.data(), static_cast<int>(data.size()), MPI_DOUBLE, root, MPI_COMM_WORLD), "MPI_Bcast");
+    MPI_Request req;
+    check(MPI_Ibcast(data.data(), static_cast<int>(data.size()), MPI_DOUBLE, root, MPI_COMM_WORLD, &req), "MPI_Ibcast");
+    wait(req, "MPI_Ibcast");
   }
-  void barrier() override { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+  void barrier() override {
+    MPI_Request req;
+    check(MPI_Ibarrier(MPI_COMM_WORLD, &req), "MPI_Ibarrier");
+    wait(req, "MPI_Ibarrier");
+  }
   void abort(const std::string& message, int code) override {
     std::fprintf(stderr, "%s (rank %d of %d: aborting the job)\n", message.c_str(), rank_, size_);
     std::fflush(stderr);
@@ -91,6 +103,19 @@ class MpiCommunicator : public Communicator {
   }
 
  private:
+  // Completes a non-blocking collective. The blocking ones spin at full speed while a partner is
+  // late, which on a shared machine takes the CPU from the very rank being waited for; so: poll
+  // briefly (a running partner answers within microseconds), then sleep between polls.
+  static void wait(MPI_Request& req, const char* what) {
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      int done = 0;
+      check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), what);
+      if (done) return;
+      if (std::chrono::steady_clock::now() - start > std::chrono::microseconds(200))
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
   static void finalize() {
     int finalized = 0;
     MPI_Finalized(&finalized);
