@@ -68,6 +68,7 @@ class MpiCommunicator : public Communicator {
 
   void sum(std::span<double> data) override {
     if (size_ == 1 || data.empty()) return;
+    Timer timer(seconds_);
     const int n = static_cast<int>(data.size());
     if (static_cast<size_t>(n) != data.size()) throw Error("communicator: a buffer of more than 2^31 values");
     // gather to rank 0, add in rank order there, broadcast: a fixed order, unlike MPI_Allreduce
@@ -86,15 +87,18 @@ class MpiCommunicator : public Communicator {
   }
   void broadcast(std::span<double> data, int root) override {
     if (root < 0 || root >= size_) throw Error(fmt::format("communicator: broadcast from rank {} in a job of {}", root, size_));
+    Timer timer(seconds_);
     MPI_Request req;
     check(MPI_Ibcast(data.data(), static_cast<int>(data.size()), MPI_DOUBLE, root, MPI_COMM_WORLD, &req), "MPI_Ibcast");
     wait(req, "MPI_Ibcast");
   }
   void barrier() override {
+    Timer timer(seconds_);
     MPI_Request req;
     check(MPI_Ibarrier(MPI_COMM_WORLD, &req), "MPI_Ibarrier");
     wait(req, "MPI_Ibarrier");
   }
+  double seconds() const override { return seconds_; }
   void abort(const std::string& message, int code) override {
     std::fprintf(stderr, "%s (rank %d of %d: aborting the job)\n", message.c_str(), rank_, size_);
     std::fflush(stderr);
@@ -121,7 +125,14 @@ class MpiCommunicator : public Communicator {
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Finalize();
   }
+  // Adds the time from construction to destruction to `total`.
+  struct Timer {
+    double& total;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~Timer() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  };
   int rank_ = 0, size_ = 1;
+  double seconds_ = 0;
 };
 #endif
 }  // namespace

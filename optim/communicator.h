@@ -27,6 +27,9 @@ class Communicator {
   // collective). Prints `message` first, naming this rank.
   [[noreturn]] virtual void abort(const std::string& message, int code) = 0;
   bool parallel() const { return size() > 1; }
+  // Seconds this rank has spent in sum / broadcast / barrier so far: transfer plus waiting for the
+  // other ranks (load imbalance, or a partner descheduled on a busy machine).
+  virtual double seconds() const { return 0; }
 };
 
 class SerialCommunicator : public Communicator {

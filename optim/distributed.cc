@@ -58,6 +58,9 @@ class DistributedEvaluation : public Evaluation {
   }
   ParamVec gnvp(const ParamVec& v) override { return mean([&] { return local_->gnvp(v); }); }
   ParamVec structural_gnvp(const ParamVec& v) override { return mean([&] { return local_->structural_gnvp(v); }); }
+  ParamVec gnvp_structural(const ParamVec& v, double w) override {
+    return mean([&] { return local_->gnvp_structural(v, w); });
+  }
   ParamVec hvp(const ParamVec& v) override { return mean([&] { return local_->hvp(v); }); }
   ParamVec fisher_vp(const ParamVec& v) override {
     std::optional<ParamVec> x;

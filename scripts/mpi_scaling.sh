@@ -37,8 +37,10 @@ def run(name, args, np, k):
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     rows = [json.loads(l) for l in open(f"{out}/metrics.jsonl")]
     secs = rows[steps - 1]["seconds"]  # after `steps` iterations; the last one also validates
+    comm = sum(r.get("comm_seconds", 0) for r in rows[:steps])
     print(f"  {name} np={np} run {k}: {steps} iterations in {secs:.2f} s ({steps / secs:.3f} it/s, "
-          f"{steps * 1000 / secs:.0f} gradient-batch sequences/s); CPU of all processes {cpu:.1f} s", flush=True)
+          f"{steps * 1000 / secs:.0f} gradient-batch sequences/s); rank 0 in sums {comm:.2f} s; "
+          f"CPU of all processes {cpu:.1f} s", flush=True)
     return secs
 for name, args in workloads.items():
     t = {1: [], 2: []}

@@ -388,6 +388,7 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
   int exit_code = 0;
   for (; it < cfg.steps; ++it) {
     auto s0 = std::chrono::steady_clock::now();
+    const double comm0 = comm.seconds();
     nlohmann::json m = stepper->step(objective, theta, *run.train, rng, it);
     m["iteration"] = it + 1;
     const bool last_iter = it + 1 == cfg.steps;
@@ -400,6 +401,7 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
     auto s1 = std::chrono::steady_clock::now();
     trained_seconds += std::chrono::duration<double>(s1 - s0).count();
     m["seconds"] = trained_seconds;
+    if (comm.parallel()) m["comm_seconds"] = comm.seconds() - comm0;  // rank 0's time in sums this iteration
     if (lead) metrics << m.dump() << "\n" << std::flush;
     last = m;
     bool stop_time = cfg.max_seconds > 0 && std::chrono::duration<double>(s1 - t0).count() >= cfg.max_seconds;

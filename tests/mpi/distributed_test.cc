@@ -121,8 +121,12 @@ void check_matches_whole_batch(int64_t batch_size) {
   EXPECT_NEAR(dist.value(theta, b), whole->value(), 1e-13 * std::abs(whole->value()));
   near(part->grad(), whole->grad(), "gradient");
   near(part->gnvp(v), whole->gnvp(v), "Gauss-Newton product");
+  EXPECT_TRUE(whole->has_structural());
   EXPECT_EQ(part->has_structural(), whole->has_structural());
-  if (whole->has_structural()) near(part->structural_gnvp(v), whole->structural_gnvp(v), "structural product");
+  if (whole->has_structural()) {
+    near(part->structural_gnvp(v), whole->structural_gnvp(v), "structural product");
+    near(part->gnvp_structural(v, 0.3), whole->gnvp_structural(v, 0.3), "damped Gauss-Newton product");
+  }
   near(part->hvp(v), whole->hvp(v), "Hessian product");
   near(part->fisher_vp(v), whole->fisher_vp(v), "empirical Fisher product");
 }

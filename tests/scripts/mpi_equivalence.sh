@@ -35,7 +35,9 @@ w = sys.argv[1]
 def theta(run): return np.load(f"{w}/{run}/checkpoint.npz")["theta"]
 def metrics(run):
     rows = [json.loads(l) for l in open(f"{w}/{run}/metrics.jsonl")]
-    for r in rows: r.pop("seconds", None)
+    for r in rows:
+        r.pop("seconds", None)
+        r.pop("comm_seconds", None)
     return rows
 def close(a, b, what, rtol, atol, quiet=False):
     if a.shape != b.shape or not np.allclose(a, b, rtol=rtol, atol=atol):
