@@ -80,11 +80,12 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
   const bool structural = cfg_.mu > 0 && ec->has_structural();
   const double sd_weight = cfg_.mu_times_lambda ? lam * cfg_.mu : cfg_.mu;
   LinearOp B = [&](const ParamVec& v) {
+    st.sequences += n_curv;
+    if (structural && cfg_.curvature == Curvature::gauss_newton) return ec->gnvp_structural(v, sd_weight).axpy(lam, v);
     ParamVec out = cfg_.curvature == Curvature::gauss_newton ? ec->gnvp(v)
                    : cfg_.curvature == Curvature::hessian    ? ec->hvp(v)
                                                              : ec->fisher_vp(v);
     if (structural) out.axpy(sd_weight, ec->structural_gnvp(v));
-    st.sequences += n_curv;
     return out.axpy(lam, v);
   };
   auto f_curv = [&](const ParamVec& delta) {

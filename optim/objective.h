@@ -22,29 +22,38 @@ struct Built {
   Var loss;                           // scalar: the objective's value
   ad::Block curvature;                // the Gauss-Newton block: {logits}, loss
   std::optional<ad::Block> structural;  // hidden pre-activations with a matching head (structural damping)
-  std::optional<ad::Block> fisher;      // per-sequence losses with ½Σℓ²/N (empirical Fisher)
+  // Per-sequence losses ℓ_n (sums over the sequence's targets) with the head (N / 2W²) Σ_n ℓ_n², N
+  // sequences, W = Objective::weight: its Gauss-Newton product is the empirical Fisher of the mean loss.
+  std::optional<ad::Block> fisher;
   std::vector<Var> outputs;           // per-step model outputs (logits), for task metrics
 };
 
 class Evaluation {
  public:
   Evaluation(std::unique_ptr<Graph> g, Built built);
-  double value() const { return built_.loss.value().item(); }
-  ParamVec grad();                                // cached after the first call
-  ParamVec gnvp(const ParamVec& v);               // G v, Gauss-Newton at the logits
-  ParamVec structural_gnvp(const ParamVec& v);    // G_S v (throws without a structural block)
-  ParamVec hvp(const ParamVec& v);                // exact Hessian product
-  ParamVec fisher_vp(const ParamVec& v);          // empirical Fisher product
-  bool has_structural() const { return built_.structural.has_value(); }
-  ad::Linearization& linearization() { return lin_; }
-  Graph& graph() { return *g_; }
-  const Built& built() const { return built_; }
+  virtual ~Evaluation() = default;
+  virtual double value() const { return built_.loss.value().item(); }
+  virtual ParamVec grad();                                // cached after the first call
+  virtual ParamVec gnvp(const ParamVec& v);               // G v, Gauss-Newton at the logits
+  virtual ParamVec structural_gnvp(const ParamVec& v);    // G_S v (throws without a structural block)
+  // G v + w G_S v: HF's damped Gauss-Newton product in one call (one sum over ranks when distributed)
+  virtual ParamVec gnvp_structural(const ParamVec& v, double w) { return gnvp(v).axpy(w, structural_gnvp(v)); }
+  virtual ParamVec hvp(const ParamVec& v);                // exact Hessian product
+  virtual ParamVec fisher_vp(const ParamVec& v);          // empirical Fisher product
+  virtual bool has_structural() const { return built_.structural.has_value(); }
+  // The graph itself (throws for an evaluation combined from others, which has none).
+  ad::Linearization& linearization();
+  Graph& graph();
+  const Built& built() const;
   std::vector<Tensor> output_values() const;      // per-step outputs as float64
+
+ protected:
+  Evaluation() = default;  // for evaluations combined from others (optim/distributed.h)
 
  private:
   std::unique_ptr<Graph> g_;
   Built built_;
-  ad::Linearization lin_;
+  std::optional<ad::Linearization> lin_;
   std::optional<ParamVec> grad_;
 };
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "core/error.h"
 #include "models/loss.h"
 #include "ops/blas.h"
+#include "optim/distributed.h"
 #include "optim/first_order.h"
 #include "optim/hf.h"
 #include "tasks/atomic_file.h"
@@ -174,7 +176,8 @@ RunSetup make_run(RunConfig cfg) {
 }
 
 EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const tasks::Task& task,
-                    int64_t max_sequences, uint64_t seed) {
+                    int64_t max_sequences, uint64_t seed, optim::Communicator* comm) {
+  const bool parallel = comm && comm->parallel();
   EvalResult r;
   const int64_t fixed = task.num_sequences();
   const int64_t total = fixed > 0 ? std::min(fixed, max_sequences) : max_sequences;
@@ -184,12 +187,22 @@ EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const ta
   for (int64_t first = 0; first < total; first += chunk) {
     int64_t n = std::min(chunk, total - first);
     optim::Batch b = fixed > 0 ? task.sequences(first, n) : task.sample(n, rng);
+    r.sequences += n;
+    if (parallel) {  // every rank draws the chunk (the generator stays in step) and scores its shard
+      auto [f, count] = optim::DistributedObjective::shard(n, comm->rank(), comm->size());
+      b = tasks::slice(b, f, count);
+      if (count == 0 || !(obj.weight(b) > 0)) continue;
+    }
     auto ev = obj.evaluate(theta, b);
     double w = models::loss_weight(b, obj.model().output_kind(), ev->built().outputs.at(0).shape()[1]);
     loss_sum += ev->value() * w;
     weight_sum += w;
-    err_sum += task.error_rate(b, ev->output_values()) * static_cast<double>(n);
-    r.sequences += n;
+    err_sum += task.error_rate(b, ev->output_values()) * static_cast<double>(b.size());
+  }
+  if (parallel) {
+    double sums[3] = {loss_sum, weight_sum, err_sum};
+    comm->sum(sums);
+    loss_sum = sums[0], weight_sum = sums[1], err_sum = sums[2];
   }
   r.loss = loss_sum / weight_sum;
   r.error_rate = err_sum / static_cast<double>(r.sequences);
@@ -282,7 +295,11 @@ std::string clock_text(double s) {
 }
 }  // namespace
 
-int train(RunConfig requested, const TrainOptions& opt) {
+namespace {
+// One rank's part of a run (the whole run without MPI). Every rank draws the same data and holds the
+// same θ; the optimizer's objective spreads each batch over the ranks (optim/distributed.h); only
+// rank 0 writes files and prints.
+int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator& comm) {
   if (opt.out_dir.empty()) throw Error("train: --out DIR is required");
   const std::string dir = opt.out_dir;
   const std::string cfg_path = dir + "/config.json", ckpt_path = dir + "/checkpoint.npz",
@@ -290,13 +307,22 @@ int train(RunConfig requested, const TrainOptions& opt) {
   RunSetup run = make_run(requested);
   RunConfig& cfg = run.cfg;
   blas::set_threads(cfg.threads);
+  const bool lead = comm.rank() == 0;
+  if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); lead && local) {
+    const long ranks = std::atol(local), cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    if (ranks * cfg.threads > cores)
+      std::fprintf(stderr, "warning: %ld ranks x %d BLAS threads on %ld cores oversubscribe the machine%s\n", ranks,
+                   cfg.threads, cores, cfg.threads > 1 ? " (set threads=1)" : " (use fewer ranks)");
+  }
+  optim::DistributedObjective distributed(*run.objective, comm);
+  optim::Objective& objective = comm.parallel() ? static_cast<optim::Objective&>(distributed) : *run.objective;
   ParamVec theta = run.objective->params().values().clone();
   std::unique_ptr<TrainStep> stepper = make_train_step(cfg, run.objective->params());
   // every input is valid by now: only then touch the output directory
   std::error_code ec;
   if (opt.resume) {
     if (!fs::exists(ckpt_path)) throw Error(fmt::format("train --resume: no checkpoint at {}", ckpt_path));
-  } else {
+  } else if (lead) {  // the other ranks would see rank 0's first checkpoint
     if (fs::exists(ckpt_path))
       throw Error(fmt::format("train: {} already holds a run (use --resume to continue it, or another --out)", dir));
     fs::create_directories(dir, ec);
@@ -320,13 +346,14 @@ int train(RunConfig requested, const TrainOptions& opt) {
     stepper->restore(c.optimizer_scalars, c.optimizer_vectors);
     start = c.iteration;
     trained_seconds = c.seconds;
-    truncate_metrics(metrics_path, start);
-  } else {
+    if (lead) truncate_metrics(metrics_path, start);
+  } else if (lead) {
     tasks::write_file_atomically(cfg_path, to_json(cfg).dump(2) + "\n");
     tasks::write_file_atomically(metrics_path, "");
   }
 
   auto checkpoint = [&](int64_t iteration) {
+    if (!lead) return;
     Checkpoint c;
     c.iteration = iteration;
     c.seconds = trained_seconds;
@@ -347,9 +374,11 @@ int train(RunConfig requested, const TrainOptions& opt) {
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
 
-  const bool tty = !opt.quiet && ::isatty(STDERR_FILENO);
-  std::ofstream metrics(metrics_path, std::ios::app);
-  if (!metrics) throw Error(fmt::format("train: cannot append to {}", metrics_path));
+  const bool quiet = opt.quiet || !lead;
+  const bool tty = !quiet && ::isatty(STDERR_FILENO);
+  std::ofstream metrics;
+  if (lead) metrics.open(metrics_path, std::ios::app);
+  if (lead && !metrics) throw Error(fmt::format("train: cannot append to {}", metrics_path));
   const tasks::Task& valid_task = run.valid ? *run.valid : *run.train;
   auto t0 = std::chrono::steady_clock::now();
   auto last_print = t0;
@@ -361,11 +390,12 @@ int train(RunConfig requested, const TrainOptions& opt) {
   int exit_code = 0;
   for (; it < cfg.steps; ++it) {
     auto s0 = std::chrono::steady_clock::now();
-    nlohmann::json m = stepper->step(*run.objective, theta, *run.train, rng, it);
+    const double comm0 = comm.seconds();
+    nlohmann::json m = stepper->step(objective, theta, *run.train, rng, it);
     m["iteration"] = it + 1;
     const bool last_iter = it + 1 == cfg.steps;
     if ((cfg.eval_every > 0 && (it + 1) % cfg.eval_every == 0) || last_iter) {
-      last_eval = evaluate(*run.objective, theta, valid_task, cfg.eval_batch, valid_seed);
+      last_eval = evaluate(*run.objective, theta, valid_task, cfg.eval_batch, valid_seed, &comm);
       have_eval = true;
       m["valid_loss"] = last_eval.loss;
       m["valid_error"] = last_eval.error_rate;
@@ -373,10 +403,17 @@ int train(RunConfig requested, const TrainOptions& opt) {
     auto s1 = std::chrono::steady_clock::now();
     trained_seconds += std::chrono::duration<double>(s1 - s0).count();
     m["seconds"] = trained_seconds;
-    metrics << m.dump() << "\n" << std::flush;
+    if (comm.parallel()) m["comm_seconds"] = comm.seconds() - comm0;  // rank 0's time in sums this iteration
+    if (lead) metrics << m.dump() << "\n" << std::flush;
     last = m;
-    const bool stop_time = cfg.max_seconds > 0 && std::chrono::duration<double>(s1 - t0).count() >= cfg.max_seconds;
-    const int sig = g_signal.load();
+    bool stop_time = cfg.max_seconds > 0 && std::chrono::duration<double>(s1 - t0).count() >= cfg.max_seconds;
+    int sig = g_signal.load();
+    if (comm.parallel()) {  // every rank must stop at the same iteration: stop when any rank would
+      double flags[3] = {sig == SIGINT ? 1.0 : 0.0, sig == SIGTERM ? 1.0 : 0.0, stop_time ? 1.0 : 0.0};
+      comm.sum(flags);
+      sig = flags[0] > 0 ? SIGINT : flags[1] > 0 ? SIGTERM : 0;
+      stop_time = flags[2] > 0;
+    }
     const bool solved = cfg.stop_on_success && m.contains("valid_loss") &&
                         last_eval.error_rate < run.train->success_threshold();
     if ((cfg.checkpoint_every > 0 && (it + 1) % cfg.checkpoint_every == 0) || last_iter || stop_time || sig || solved)
@@ -395,7 +432,7 @@ int train(RunConfig requested, const TrainOptions& opt) {
                    std::string(width - filled, ' ').c_str(), static_cast<long long>(it + 1),
                    static_cast<long long>(cfg.steps), rate, clock_text(eta).c_str(), tail.c_str());
       std::fflush(stderr);
-    } else if (!opt.quiet && (std::chrono::duration<double>(s1 - last_print).count() >= 10 || last_iter ||
+    } else if (!quiet && (std::chrono::duration<double>(s1 - last_print).count() >= 10 || last_iter ||
                               m.contains("valid_loss"))) {
       std::fprintf(stderr, "iteration %lld/%lld  %.2f it/s  ETA %s  %s\n", static_cast<long long>(it + 1),
                    static_cast<long long>(cfg.steps), rate, clock_text(eta).c_str(), tail.c_str());
@@ -405,14 +442,14 @@ int train(RunConfig requested, const TrainOptions& opt) {
       exit_code = 128 + sig;
       ++it;
       if (tty) std::fprintf(stderr, "\n");
-      std::fprintf(stderr, "interrupted (%s): checkpoint saved at iteration %lld; continue with --resume\n",
+      if (lead) std::fprintf(stderr, "interrupted (%s): checkpoint saved at iteration %lld; continue with --resume\n",
                    sig == SIGINT ? "SIGINT" : "SIGTERM", static_cast<long long>(it));
       break;
     }
     if (solved && !last_iter) {
       ++it;
       if (tty) std::fprintf(stderr, "\n");
-      if (!opt.quiet)
+      if (!quiet)
         std::fprintf(stderr, "success criterion met at iteration %lld (%s)\n", static_cast<long long>(it),
                      run.train->success_criterion().c_str());
       break;
@@ -420,7 +457,7 @@ int train(RunConfig requested, const TrainOptions& opt) {
     if (stop_time) {
       ++it;
       if (tty) std::fprintf(stderr, "\n");
-      std::fprintf(stderr, "time budget of %.0f s reached: checkpoint saved at iteration %lld; continue with --resume\n",
+      if (lead) std::fprintf(stderr, "time budget of %.0f s reached: checkpoint saved at iteration %lld; continue with --resume\n",
                    cfg.max_seconds, static_cast<long long>(it));
       break;
     }
@@ -429,7 +466,7 @@ int train(RunConfig requested, const TrainOptions& opt) {
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   if (it == start && start > 0 && !have_eval) {  // nothing left to do: report the saved state
-    last_eval = evaluate(*run.objective, theta, valid_task, cfg.eval_batch, valid_seed);
+    last_eval = evaluate(*run.objective, theta, valid_task, cfg.eval_batch, valid_seed, &comm);
     have_eval = true;
   }
   nlohmann::json summary = {{"run", dir}, {"iterations", it}, {"seconds", trained_seconds}};
@@ -438,8 +475,20 @@ int train(RunConfig requested, const TrainOptions& opt) {
     summary["valid_error"] = last_eval.error_rate;
     summary["success"] = last_eval.error_rate < run.train->success_threshold();
   }
-  std::printf("summary %s\n", summary.dump().c_str());
+  if (lead) std::printf("summary %s\n", summary.dump().c_str());
   return exit_code;
+}
+}  // namespace
+
+int train(RunConfig requested, const TrainOptions& opt) {
+  optim::Communicator& comm = optim::world();
+  if (!comm.parallel()) return train_rank(std::move(requested), opt, comm);
+  try {
+    return train_rank(std::move(requested), opt, comm);
+  } catch (const std::exception& e) {  // the other ranks may be waiting in a collective: end them all
+    comm.abort(fmt::format("tapegrad: error: {}", e.what()), 2);
+  }
+  return 2;  // not reached: abort() ends the process
 }
 
 }  // namespace tg::cli

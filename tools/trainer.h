@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/objective.h"
+#include "optim/communicator.h"
 #include "tasks/task.h"
 #include "tools/run_config.h"
 
@@ -41,9 +42,10 @@ struct EvalResult {
   int64_t sequences = 0;
 };
 // Evaluates θ on `task`: its fixed sequences (up to max_sequences), or max_sequences fresh ones drawn
-// with a generator seeded by `seed` (the same every time: a fixed validation set).
+// with a generator seeded by `seed` (the same every time: a fixed validation set). With a parallel
+// communicator, every rank scores its shard of each chunk and all get the combined result.
 EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const tasks::Task& task,
-                    int64_t max_sequences, uint64_t seed);
+                    int64_t max_sequences, uint64_t seed, optim::Communicator* comm = nullptr);
 
 struct TrainOptions {
   std::string out_dir;
