@@ -29,6 +29,8 @@ class DistributedObjective : public Objective {
   // The global batch's: "sequences processed" counts the whole job's work, as one process would.
   int64_t cost(const Batch& b) const override { return inner_.cost(b); }
   double weight(const Batch& b) const override { return inner_.weight(b); }
+  // Every rank draws the same global batch and the same noise from the same RNG state; slices share it.
+  void draw_noise(Batch& b, Rng& rng) override { inner_.draw_noise(b, rng); }
 
   // This rank's sequences [first, first + count) of a batch of n.
   static std::pair<int64_t, int64_t> shard(int64_t n, int rank, int size);
