@@ -62,6 +62,13 @@ class Model {
   virtual const std::string& kind() const = 0;  // registry name
   virtual Outputs unroll(Graph& g, const Sequence& xs) const = 0;  // binds params() into g
   virtual OutputKind output_kind() const = 0;
+  // Rematerialisation (gradient checkpointing, core/remat.h) needs the unroll cut into segments: a model that can builds
+  // steps [begin, end) alone from `state`, the state before step `begin` (empty: the initial state,
+  // built from the parameters), and leaves the state after step end - 1 in `state`. The nodes, scopes
+  // and tags are those unroll builds for the same steps. Binds params() into g.
+  virtual bool can_unroll_steps() const { return false; }
+  virtual Outputs unroll_steps(Graph& g, const Sequence& xs, int64_t begin, int64_t end,
+                               std::vector<Var>& state) const;
   const IoSizes& io() const { return io_; }
   ParamSet& params() { return params_; }
   const ParamSet& params() const { return params_; }

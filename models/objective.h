@@ -21,6 +21,11 @@ struct ObjectiveOptions {
   bool fisher = false;            // build the per-sequence-loss block (empirical Fisher products)
   double norm_stabilizer = 0;     // Krueger & Memisevic: β/T Σ_t (‖h_t‖ - ‖h_{t-1}‖)², mean over the batch
   bool check_finite = false;      // name the first node that yields NaN/Inf
+  // Rematerialisation (gradient checkpointing, core/remat.h): 0 keeps the full tape; N >= 1 cuts the
+  // unroll into N segments (at most T) that are recomputed for the gradient and each curvature
+  // product, keeping only the N boundary states; -1 picks round(√T), which minimises peak memory.
+  // Needs a cell model; not with fisher or norm_stabilizer.
+  int64_t remat_segments = 0;
 };
 
 nlohmann::json to_json(const ObjectiveOptions& o);
@@ -34,12 +39,15 @@ class ModelObjective : public optim::Objective {
  public:
   ModelObjective(std::unique_ptr<Model> model, ObjectiveOptions opt = {});
   const ParamSet& params() const override { return model_->params(); }
+  // The evaluation keeps only the batch; with remat_segments it also reads the model when products
+  // are taken, so the objective must outlive it (the optimizers' pattern).
   std::unique_ptr<optim::Evaluation> evaluate(const ParamVec& theta, const optim::Batch& b) override;
   double weight(const optim::Batch& b) const override { return loss_weight(b, model_->output_kind(), model_->io().out); }
   Model& model() { return *model_; }
   const ObjectiveOptions& options() const { return opt_; }
 
  private:
+  std::unique_ptr<optim::Evaluation> evaluate_remat(const optim::Batch& b);
   std::unique_ptr<Model> model_;
   ObjectiveOptions opt_;
 };

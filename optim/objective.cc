@@ -5,25 +5,40 @@
 namespace tg::optim {
 
 Evaluation::Evaluation(std::unique_ptr<Graph> g, Built built)
-    : g_(std::move(g)), built_(std::move(built)), lin_(built_.loss) {}
+    : g_(std::move(g)), built_(std::move(built)), lin_(std::make_unique<ad::Linearization>(built_.loss)) {}
+
+ad::Linearization& Evaluation::linearization() {
+  if (!lin_) throw Error("evaluation: this evaluation keeps no single tape (remat_segments)");
+  return *lin_;
+}
+
+Graph& Evaluation::graph() {
+  if (!g_) throw Error("evaluation: this evaluation keeps no single tape (remat_segments)");
+  return *g_;
+}
+
+const Built& Evaluation::built() const {
+  if (!g_) throw Error("evaluation: this evaluation keeps no single tape (remat_segments)");
+  return built_;
+}
 
 ParamVec Evaluation::grad() {
-  if (!grad_) grad_ = lin_.grad_vec();
+  if (!grad_) grad_ = linearization().grad_vec();
   return *grad_;
 }
 
-ParamVec Evaluation::gnvp(const ParamVec& v) { return lin_.gnvp(v, built_.curvature); }
+ParamVec Evaluation::gnvp(const ParamVec& v) { return linearization().gnvp(v, built_.curvature); }
 
 ParamVec Evaluation::structural_gnvp(const ParamVec& v) {
   if (!built_.structural) throw Error("structural damping: this objective has no structural block (no tagged pre-activations)");
-  return lin_.gnvp(v, *built_.structural);
+  return linearization().gnvp(v, *built_.structural);
 }
 
-ParamVec Evaluation::hvp(const ParamVec& v) { return lin_.hvp(v); }
+ParamVec Evaluation::hvp(const ParamVec& v) { return linearization().hvp(v); }
 
 ParamVec Evaluation::fisher_vp(const ParamVec& v) {
   if (!built_.fisher) throw Error("empirical Fisher: this objective has no per-sequence losses");
-  return lin_.gnvp(v, *built_.fisher);
+  return linearization().gnvp(v, *built_.fisher);
 }
 
 std::vector<Tensor> Evaluation::output_values() const {

@@ -29,22 +29,27 @@ struct Built {
 class Evaluation {
  public:
   Evaluation(std::unique_ptr<Graph> g, Built built);
-  double value() const { return built_.loss.value().item(); }
-  ParamVec grad();                                // cached after the first call
-  ParamVec gnvp(const ParamVec& v);               // G v, Gauss-Newton at the logits
-  ParamVec structural_gnvp(const ParamVec& v);    // G_S v (throws without a structural block)
-  ParamVec hvp(const ParamVec& v);                // exact Hessian product
-  ParamVec fisher_vp(const ParamVec& v);          // empirical Fisher product
-  bool has_structural() const { return built_.structural.has_value(); }
-  ad::Linearization& linearization() { return lin_; }
-  Graph& graph() { return *g_; }
-  const Built& built() const { return built_; }
-  std::vector<Tensor> output_values() const;      // per-step outputs as float64
+  virtual ~Evaluation() = default;
+  virtual double value() const { return built_.loss.value().item(); }
+  virtual ParamVec grad();                                // cached after the first call
+  virtual ParamVec gnvp(const ParamVec& v);               // G v, Gauss-Newton at the logits
+  virtual ParamVec structural_gnvp(const ParamVec& v);    // G_S v (throws without a structural block)
+  virtual ParamVec hvp(const ParamVec& v);                // exact Hessian product
+  virtual ParamVec fisher_vp(const ParamVec& v);          // empirical Fisher product
+  virtual bool has_structural() const { return built_.structural.has_value(); }
+  virtual std::vector<Tensor> output_values() const;      // per-step outputs as float64
+  // The one tape behind this evaluation (throw for evaluations without one, see RematEvaluation).
+  ad::Linearization& linearization();
+  Graph& graph();
+  const Built& built() const;
+
+ protected:
+  Evaluation() = default;  // for subclasses that keep no single tape
 
  private:
   std::unique_ptr<Graph> g_;
   Built built_;
-  ad::Linearization lin_;
+  std::unique_ptr<ad::Linearization> lin_;
   std::optional<ParamVec> grad_;
 };
 

@@ -183,10 +183,11 @@ EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const ta
     int64_t n = std::min(chunk, total - first);
     optim::Batch b = fixed > 0 ? task.sequences(first, n) : task.sample(n, rng);
     auto ev = obj.evaluate(theta, b);
-    double w = models::loss_weight(b, obj.model().output_kind(), ev->built().outputs.at(0).shape()[1]);
+    const std::vector<Tensor> outputs = ev->output_values();
+    double w = models::loss_weight(b, obj.model().output_kind(), outputs.at(0).shape()[1]);
     loss_sum += ev->value() * w;
     weight_sum += w;
-    err_sum += task.error_rate(b, ev->output_values()) * static_cast<double>(n);
+    err_sum += task.error_rate(b, outputs) * static_cast<double>(n);
     r.sequences += n;
   }
   r.loss = loss_sum / weight_sum;
