@@ -28,7 +28,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int main(int argc, char** argv) {
   CLI::App app{"peak memory and time of the gradient and Gauss-Newton products with and without rematerialisation"};
   std::string model = "lstm", dtype = "float32";
-  int64_t vocab = 96, hidden = 256, batch = 32, steps = 1000, remat = 0, products = 1;
+  int64_t vocab = 96, hidden = 256, batch = 32, steps = 1000, remat = 0, products = 3;
   uint64_t seed = 1;
   app.add_option("--model", model, "a cell model (registry name)");
   app.add_option("--vocab", vocab, "input and output symbols");
@@ -72,17 +72,19 @@ int main(int argc, char** argv) {
     t0 = std::chrono::steady_clock::now();
     const tg::ParamVec g = ev->grad();
     const double t_grad = seconds_since(t0);
-    double t_gn = 0, gn_norm = 0;
+    // the full tape's first product also builds its segment; later ones replay derivative nodes only
+    double t_gn_first = 0, t_gn_rest = 0, gn_norm = 0;
     for (int64_t k = 0; k < products; ++k) {
       t0 = std::chrono::steady_clock::now();
       gn_norm = ev->gnvp(v).norm();
-      t_gn += seconds_since(t0);
+      (k == 0 ? t_gn_first : t_gn_rest) += seconds_since(t0);
     }
     nlohmann::json out = {{"model", model},         {"dtype", dtype},       {"steps", steps},
                           {"batch", batch},         {"hidden", hidden},     {"vocab", vocab},
                           {"remat", remat},         {"loss", ev->value()},  {"grad_norm", g.norm()},
                           {"gn_norm", gn_norm},     {"forward_s", t_forward}, {"grad_s", t_grad},
-                          {"gn_s_per_product", products > 0 ? t_gn / static_cast<double>(products) : 0.0}};
+                          {"gn_first_s", t_gn_first},
+                          {"gn_later_s_each", products > 1 ? t_gn_rest / static_cast<double>(products - 1) : 0.0}};
     if (auto* r = dynamic_cast<tg::optim::RematEvaluation*>(ev.get())) {
       out["segments"] = r->remat().segments();
       out["tape_bytes"] = r->remat().max_graph_bytes();  // the largest segment graph

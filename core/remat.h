@@ -105,7 +105,9 @@ class Remat {
 // Bytes held by a graph's node values (a view counts its own size): the tape's memory.
 int64_t value_bytes(const Graph& g);
 
-// round(√T), at least 1: the segment count that minimises peak memory for T steps.
+// round(√T), at least 1: the classical segment count. Peak memory is about S·(one state) + (T/S)·(one
+// step's tape), least at S = √(T · step/state); √T assumes the two are alike. A recurrent step's tape
+// (gates, derivative nodes) is far larger than its state, so more segments save more memory there.
 int64_t sqrt_segments(int64_t steps);
 
 }  // namespace tg::ad

@@ -23,7 +23,8 @@ struct ObjectiveOptions {
   bool check_finite = false;      // name the first node that yields NaN/Inf
   // Rematerialisation (gradient checkpointing, core/remat.h): 0 keeps the full tape; N >= 1 cuts the
   // unroll into N segments (at most T) that are recomputed for the gradient and each curvature
-  // product, keeping only the N boundary states; -1 picks round(√T), which minimises peak memory.
+  // product, keeping only the N boundary states; -1 picks round(√T), the classical choice (see
+  // core/remat.h for when more segments use less memory).
   // Needs a cell model; not with fisher or norm_stabilizer.
   int64_t remat_segments = 0;
 };
