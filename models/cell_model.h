@@ -45,6 +45,7 @@ class CellModel final : public Model {
   Outputs unroll(Graph& g, const Sequence& xs) const override;
   bool can_unroll_steps() const override { return true; }
   Outputs unroll_steps(Graph& g, const Sequence& xs, int64_t begin, int64_t end, std::vector<Var>& state) const override;
+  Var readout(const std::vector<Var>& state) const override { return cell_->readout(state); }
   const Cell& cell() const { return *cell_; }
 
  private:

@@ -11,4 +11,8 @@ Outputs Model::unroll_steps(Graph&, const Sequence&, int64_t, int64_t, std::vect
                           "(remat_segments needs a cell model: rnn, lstm, gru, mrnn, mlstm, ...)", kind()));
 }
 
+Var Model::readout(const std::vector<Var>&) const {
+  throw Error(fmt::format("model '{}' has no explicit state to read out", kind()));
+}
+
 }  // namespace tg::models

@@ -69,6 +69,8 @@ class Model {
   virtual bool can_unroll_steps() const { return false; }
   virtual Outputs unroll_steps(Graph& g, const Sequence& xs, int64_t begin, int64_t end,
                                std::vector<Var>& state) const;
+  // What the output layer reads from a state (Outputs::hidden of the step that produced it).
+  virtual Var readout(const std::vector<Var>& state) const;
   const IoSizes& io() const { return io_; }
   ParamSet& params() { return params_; }
   const ParamSet& params() const { return params_; }

@@ -23,8 +23,6 @@ void check_remat(const ObjectiveOptions& o) {
                             o.remat_segments));
   if (o.remat_segments != 0 && o.fisher)
     throw Error("objective: remat_segments cannot be used with fisher (the empirical Fisher's head is not a sum over segments)");
-  if (o.remat_segments != 0 && o.norm_stabilizer > 0)
-    throw Error("objective: remat_segments cannot be used with norm_stabilizer (it couples steps across segment boundaries)");
 }
 }  // namespace
 
@@ -96,6 +94,17 @@ Var per_sequence_step_loss(Graph& g, OutputKind kind, Var z, const Targets& ys, 
   if (!ys.mask.empty()) per = ops::mul(per, g.input(ys.mask[t].astype(z.dtype()).reshaped({B})));
   return per;
 }
+// Σ_i mean over the batch of (‖h_i‖ - ‖h_{i-1}‖)² for i >= 1 (Krueger & Memisevic's norm stabiliser,
+// before the β/T factor); empty for fewer than two states.
+Var norm_stabilizer_terms(std::span<const Var> hidden) {
+  Var total;
+  for (size_t t = 1; t < hidden.size(); ++t) {
+    Var n1 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(hidden[t]), 1), 1e-12));
+    Var n0 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(hidden[t - 1]), 1), 1e-12));
+    total = ops::add(total, ops::mean(ops::square(ops::sub(n1, n0))));
+  }
+  return total;
+}
 // Structural damping's head over some steps' pre-activations: Σ_t Σ log cosh u_t (or ½ Σ u_t²), masked.
 Var structural_head(Graph& g, const std::string& kind, std::span<const Var> preact, const std::vector<Tensor>& input_mask,
                     int64_t first_step) {
@@ -125,6 +134,7 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate_remat(const optim::B
   const bool structural = opt_.structural != "none";
   const Model* model = model_.get();
   const std::string structural_kind = opt_.structural;
+  const double norm_stabilizer = opt_.norm_stabilizer;
   ad::SegmentBuilder build = [=](Graph& g, int64_t s, std::span<const Var> state) {
     const int64_t begin = T * s / S, end = T * (s + 1) / S;
     std::vector<Var> st(state.begin(), state.end());
@@ -136,10 +146,19 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate_remat(const optim::B
     std::vector<Var> read;
     for (size_t t = 0; t < out.logits.size(); ++t)
       if (ys.mask.empty() || any_nonzero(ys.mask[t])) read.push_back(out.logits[t]);
-    Var loss;
-    if (!read.empty()) loss = ops::scale(matching_loss(kind, out.logits, ys, /*mean=*/false), 1.0 / weight);
+    Var match;
+    if (!read.empty()) match = ops::scale(matching_loss(kind, out.logits, ys, /*mean=*/false), 1.0 / weight);
+    Var loss = match;
+    if (norm_stabilizer > 0 && T > 1) {
+      // this segment's terms t in [max(begin, 1), end); h_{begin-1} is the read-out of the start state
+      std::vector<Var> hs;
+      if (s > 0) hs.push_back(model->readout(std::vector<Var>(state.begin(), state.end())));
+      hs.insert(hs.end(), out.hidden.begin(), out.hidden.end());
+      Var total = norm_stabilizer_terms(hs);
+      if (!total.empty()) loss = ops::add(loss, ops::scale(total, norm_stabilizer / static_cast<double>(T)));
+    }
     built.loss = loss;
-    built.blocks.push_back(ad::Block{read, loss});
+    built.blocks.push_back(ad::Block{read, match});  // the stabiliser does not depend on the logits
     if (structural)
       built.blocks.push_back(ad::Block{out.preact, ops::scale(structural_head(g, structural_kind, out.preact,
                                                                                b.inputs.mask, begin),
@@ -171,13 +190,8 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
 
   if (opt_.norm_stabilizer > 0 && out.hidden.size() > 1) {
     // β/T Σ_t (‖h_t‖ - ‖h_{t-1}‖)², norms per sequence, averaged over the batch
-    Var total;
-    for (size_t t = 1; t < out.hidden.size(); ++t) {
-      Var n1 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(out.hidden[t]), 1), 1e-12));
-      Var n0 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(out.hidden[t - 1]), 1), 1e-12));
-      total = ops::add(total, ops::mean(ops::square(ops::sub(n1, n0))));
-    }
-    loss = ops::add(loss, ops::scale(total, opt_.norm_stabilizer / static_cast<double>(out.hidden.size())));
+    loss = ops::add(loss, ops::scale(norm_stabilizer_terms(out.hidden),
+                                     opt_.norm_stabilizer / static_cast<double>(out.hidden.size())));
   }
   built.loss = loss;
   built.curvature = ad::Block{read, loss};

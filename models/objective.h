@@ -25,7 +25,7 @@ struct ObjectiveOptions {
   // unroll into N segments (at most T) that are recomputed for the gradient and each curvature
   // product, keeping only the N boundary states; -1 picks round(√T), the classical choice (see
   // core/remat.h for when more segments use less memory).
-  // Needs a cell model; not with fisher or norm_stabilizer.
+  // Needs a cell model; not with fisher.
   int64_t remat_segments = 0;
 };
 
