@@ -92,10 +92,9 @@ std::vector<Tensor> Remat::parts(const ParamVec& v) const {
 }
 
 void Remat::accumulate(ParamVec& acc, std::span<const Var> param_derivs) const {
-  std::vector<Tensor> p;
-  for (int32_t i = 0; i < ps_->count(); ++i) p.push_back(param_derivs[static_cast<size_t>(i)].empty()
-                                                              ? Tensor()
-                                                              : param_derivs[static_cast<size_t>(i)].value());
+  std::vector<Tensor> p;  // undefined where the derivative is a symbolic zero (pack leaves zeros)
+  for (size_t i = 0; i < static_cast<size_t>(ps_->count()); ++i)
+    p.push_back(param_derivs[i].empty() ? Tensor() : param_derivs[i].value());
   acc.axpy(1.0, pack(*ps_, p));
 }
 
@@ -129,7 +128,8 @@ ParamVec Remat::vjp(size_t block, std::span<const Tensor> u) {
   check_block(block);
   size_t total = 0;
   for (size_t n : at_count_[block]) total += n;
-  if (u.size() != total) throw ShapeError(fmt::format("remat: vjp with {} cotangents for {} block nodes", u.size(), total));
+  if (u.size() != total)
+    throw ShapeError(fmt::format("remat: vjp with {} cotangents for {} block nodes", u.size(), total));
   ParamVec acc = ps_->zeros_like();
   std::vector<Tensor> lambda;
   size_t end = total;

@@ -69,9 +69,13 @@ ModelObjective::ModelObjective(std::unique_ptr<Model> model, ObjectiveOptions op
 }
 
 namespace {
+// Steps [begin, end) of a per-step list (empty stays empty: no masks, or the other kind of targets).
+template <class V>
+V steps(const V& v, int64_t begin, int64_t end) {
+  return v.empty() ? V{} : V(v.begin() + begin, v.begin() + end);
+}
 Targets slice_targets(const Targets& ys, int64_t begin, int64_t end) {
-  auto part = [&](const auto& v) { return v.empty() ? std::decay_t<decltype(v)>{} : std::decay_t<decltype(v)>(v.begin() + begin, v.begin() + end); };
-  return Targets{part(ys.symbols), part(ys.dense), part(ys.mask)};
+  return Targets{steps(ys.symbols, begin, end), steps(ys.dense, begin, end), steps(ys.mask, begin, end)};
 }
 bool any_nonzero(const Tensor& m) {
   for (int64_t i = 0; i < m.size(); ++i)
