@@ -48,6 +48,12 @@ Outputs CellModel::unroll(Graph& g, const Sequence& xs) const {
   return unroll_cell(g, *cell_, head_, xs, io_, kind_);
 }
 
+Outputs CellModel::unroll_steps(Graph& g, const Sequence& xs, int64_t begin, int64_t end,
+                                std::vector<Var>& state) const {
+  g.bind(params_);
+  return unroll_cell_steps(g, *cell_, head_, xs, io_, kind_, begin, end, state);
+}
+
 ModelInfo cell_model_info(std::string name, std::string description, std::string seed,
                           const nlohmann::json& own_defaults, bool square_recurrent, MakeCell make_cell) {
   ModelInfo info;
@@ -96,16 +102,24 @@ void check_sequence(const Sequence& xs, const IoSizes& io, const std::string& mo
 
 Outputs unroll_cell(Graph& g, const Cell& cell, const OutputLayer& head, const Sequence& xs, const IoSizes& io,
                     const std::string& scope) {
+  State s;
+  return unroll_cell_steps(g, cell, head, xs, io, scope, 0, xs.T, s);
+}
+
+Outputs unroll_cell_steps(Graph& g, const Cell& cell, const OutputLayer& head, const Sequence& xs, const IoSizes& io,
+                          const std::string& scope, int64_t begin, int64_t end, State& s) {
   check_sequence(xs, io, scope);
   if (!g.params()) throw Error(fmt::format("model '{}': unroll needs the model's parameters bound (g.bind)", scope));
+  if (begin < 0 || end > xs.T || begin >= end)
+    throw Error(fmt::format("model '{}': steps [{}, {}) of a {}-step batch", scope, begin, end, xs.T));
   const DType dt = g.params()->dtype();
   Outputs out;
-  State s = cell.initial(g, xs.B);
-  out.initial = cell.readout(s);
+  if (s.empty()) s = cell.initial(g, xs.B);
+  out.initial = cell.readout(s);  // the state before step `begin` (h_0 for a whole unroll)
   auto keep = [&](const std::vector<Tensor>& k, int64_t t, Shape shape) {
     return g.input(k[static_cast<size_t>(t)].astype(dt).clone().reshaped(shape));
   };
-  for (int64_t t = 0; t < xs.T; ++t) {
+  for (int64_t t = begin; t < end; ++t) {
     ScopeGuard step_scope(g, scope + "/t", static_cast<long>(t));
     StepInput x;
     if (io.symbolic()) {

@@ -45,6 +45,9 @@ class CellModel final : public Model {
   bool supports_dropout() const override { return true; }
   int64_t readout_size() const override { return cell_->readout_size(); }
   Outputs unroll(Graph& g, const Sequence& xs) const override;
+  bool can_unroll_steps() const override { return true; }
+  Outputs unroll_steps(Graph& g, const Sequence& xs, int64_t begin, int64_t end, std::vector<Var>& state) const override;
+  Var readout(const std::vector<Var>& state) const override { return cell_->readout(state); }
   const Cell& cell() const { return *cell_; }
 
  private:
@@ -62,6 +65,11 @@ ModelInfo cell_model_info(std::string name, std::string description, std::string
 // input mask's carry-over, the readout and the logits; tags "preact" and "logits".
 Outputs unroll_cell(Graph& g, const Cell& cell, const OutputLayer& head, const Sequence& xs, const IoSizes& io,
                     const std::string& scope);
+
+// Steps [begin, end) of unroll_cell from state `s` (empty: the cell's initial state); `s` becomes
+// the state after step end - 1.
+Outputs unroll_cell_steps(Graph& g, const Cell& cell, const OutputLayer& head, const Sequence& xs, const IoSizes& io,
+                          const std::string& scope, int64_t begin, int64_t end, State& s);
 
 // Throws tg::Error naming the model when a batch does not fit its input sizes.
 void check_sequence(const Sequence& xs, const IoSizes& io, const std::string& model);

@@ -72,6 +72,15 @@ class Model {
   // Whether unroll applies Sequence::input_keep / readout_keep (dropout on non-recurrent connections).
   virtual bool supports_dropout() const { return false; }
   virtual int64_t readout_size() const { return 0; }  // width of what the output layer reads (dropout masks)
+  // Rematerialisation (gradient checkpointing, core/remat.h) needs the unroll cut into segments: a model that can builds
+  // steps [begin, end) alone from `state`, the state before step `begin` (empty: the initial state,
+  // built from the parameters), and leaves the state after step end - 1 in `state`. The nodes, scopes
+  // and tags are those unroll builds for the same steps. Binds params() into g.
+  virtual bool can_unroll_steps() const { return false; }
+  virtual Outputs unroll_steps(Graph& g, const Sequence& xs, int64_t begin, int64_t end,
+                               std::vector<Var>& state) const;
+  // What the output layer reads from a state (Outputs::hidden of the step that produced it).
+  virtual Var readout(const std::vector<Var>& state) const;
   const IoSizes& io() const { return io_; }
   ParamSet& params() { return params_; }
   const ParamSet& params() const { return params_; }

@@ -1,10 +1,13 @@
 #include "models/objective.h"
 
 #include <cmath>
+#include <optional>
+#include <span>
 
 #include "core/error.h"
 #include "models/loss.h"
 #include "ops/ops.h"
+#include "optim/remat_evaluation.h"
 
 namespace tg::models {
 
@@ -17,8 +20,36 @@ nlohmann::json to_json(const ObjectiveOptions& o) {
           {"input_dropout", o.noise.input_dropout},
           {"output_dropout", o.noise.output_dropout},
           {"weight_noise", o.noise.weight_noise},
-          {"check_finite", o.check_finite}};
+          {"check_finite", o.check_finite},
+          {"remat_segments", o.remat_segments}};
 }
+
+namespace {
+// norm_stabilizer is shorthand for a stability penalty: resolved once, so every path (full tape,
+// remat) reads only `stability`, whether the options came from JSON or were set in C++.
+void resolve_norm_stabilizer(ObjectiveOptions& o) {
+  if (o.norm_stabilizer == 0) return;
+  if (!(o.norm_stabilizer > 0)) throw Error(fmt::format("objective: norm_stabilizer must be >= 0 (got {})", o.norm_stabilizer));
+  if (o.stability.kind != "none" && o.stability.beta != 0)
+    throw Error("objective: set norm_stabilizer or stability_penalty, not both");
+  o.stability = StabilityPenalty{.kind = "norm", .beta = o.norm_stabilizer, .skip_first = true};
+  o.norm_stabilizer = 0;  // resolved into stability_penalty (what to_json reports)
+}
+
+void check_remat(const ObjectiveOptions& o) {
+  if (o.remat_segments < -1)
+    throw Error(fmt::format("objective: remat_segments must be 0 (off), -1 (√T) or a segment count, not {}",
+                            o.remat_segments));
+  if (o.remat_segments != 0 && o.fisher)
+    throw Error("objective: remat_segments cannot be used with fisher (the empirical Fisher's head is not a sum over segments)");
+  if (o.remat_segments != 0 && o.norm_preserving > 0)
+    throw Error("objective: remat_segments cannot be used with norm_preserving (Ω needs the whole unroll's adjoints)");
+  if (o.remat_segments != 0 && o.stability.kind != "none" && !(o.stability.kind == "norm" && o.stability.skip_first))
+    throw Error(fmt::format("objective: remat_segments supports the norm-stabilizer (kind norm, skip_first true) only, "
+                            "not stability_penalty kind '{}'{}", o.stability.kind,
+                            o.stability.kind == "norm" ? " with skip_first false" : ""));
+}
+}  // namespace
 
 ObjectiveOptions objective_options_from_json(const nlohmann::json& j) {
   ObjectiveOptions o;
@@ -36,21 +67,20 @@ ObjectiveOptions objective_options_from_json(const nlohmann::json& j) {
     o.noise.output_dropout = full["output_dropout"];
     o.noise.weight_noise = full["weight_noise"];
     o.check_finite = full["check_finite"];
+    if (!full["remat_segments"].is_number_integer())
+      throw Error(fmt::format("objective: remat_segments must be an integer (0: off, -1: √T, N: N segments), not {}",
+                              full["remat_segments"].dump()));
+    o.remat_segments = full["remat_segments"];
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("objective: bad option value: {}", e.what()));
   }
   o.stability = stability_penalty_from_json(full["stability_penalty"]);
-  if (o.norm_stabilizer != 0) {
-    if (!(o.norm_stabilizer > 0)) throw Error(fmt::format("objective: norm_stabilizer must be >= 0 (got {})", o.norm_stabilizer));
-    if (o.stability.kind != "none" && o.stability.beta != 0)
-      throw Error("objective: set norm_stabilizer or stability_penalty, not both");
-    o.stability = StabilityPenalty{.kind = "norm", .beta = o.norm_stabilizer, .skip_first = true};
-    o.norm_stabilizer = 0;  // resolved into stability_penalty (what to_json reports)
-  }
+  resolve_norm_stabilizer(o);
   if (!(o.norm_preserving >= 0)) throw Error(fmt::format("objective: norm_preserving must be >= 0 (got {})", o.norm_preserving));
   check_noise(o.noise);
   if (o.structural != "tanh" && o.structural != "squared" && o.structural != "none")
     throw Error(fmt::format("objective: structural must be tanh, squared or none, not '{}'", o.structural));
+  check_remat(o);
   return o;
 }
 
@@ -65,9 +95,22 @@ double loss_weight(const optim::Batch& b, OutputKind kind, int64_t out_dim) {
 ModelObjective::ModelObjective(std::unique_ptr<Model> model, ObjectiveOptions opt)
     : model_(std::move(model)), opt_(std::move(opt)) {
   if (!model_) throw Error("objective: no model");
+  resolve_norm_stabilizer(opt_);
+  check_remat(opt_);
+  if (opt_.remat_segments != 0 && !model_->can_unroll_steps())
+    throw Error(fmt::format("objective: remat_segments needs a model that unrolls in segments (a cell model: rnn, "
+                            "lstm, gru, mrnn, mlstm, ...), not '{}'", model_->kind()));
 }
 
 namespace {
+// Steps [begin, end) of a per-step list (empty stays empty: no masks, or the other kind of targets).
+template <class V>
+V steps(const V& v, int64_t begin, int64_t end) {
+  return v.empty() ? V{} : V(v.begin() + begin, v.begin() + end);
+}
+Targets slice_targets(const Targets& ys, int64_t begin, int64_t end) {
+  return Targets{steps(ys.symbols, begin, end), steps(ys.dense, begin, end), steps(ys.mask, begin, end)};
+}
 bool any_nonzero(const Tensor& m) {
   for (int64_t i = 0; i < m.size(); ++i)
     if (m.at(i) != 0) return true;
@@ -89,7 +132,82 @@ Var per_sequence_step_loss(Graph& g, OutputKind kind, Var z, const Targets& ys, 
   if (!ys.mask.empty()) per = ops::mul(per, g.input(ys.mask[t].astype(z.dtype()).reshaped({B})));
   return per;
 }
+// Σ_i mean over the batch of (‖h_i‖ - ‖h_{i-1}‖)² for i >= 1 (Krueger & Memisevic's norm stabiliser,
+// before the β/T factor); empty for fewer than two states.
+Var norm_stabilizer_terms(std::span<const Var> hidden) {
+  Var total;
+  for (size_t t = 1; t < hidden.size(); ++t) {
+    Var n1 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(hidden[t]), 1), 1e-12));
+    Var n0 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(hidden[t - 1]), 1), 1e-12));
+    total = ops::add(total, ops::mean(ops::square(ops::sub(n1, n0))));
+  }
+  return total;
+}
+// Structural damping's head over some steps' pre-activations: Σ_t Σ log cosh u_t (or ½ Σ u_t²), masked.
+Var structural_head(Graph& g, const std::string& kind, std::span<const Var> preact, const std::vector<Tensor>& input_mask,
+                    int64_t first_step) {
+  Var head;
+  for (size_t i = 0; i < preact.size(); ++i) {
+    Var u = preact[i];
+    Var h = kind == "tanh" ? ops::sub(ops::softplus(ops::scale(u, 2.0)), u)  // log cosh u + log 2
+                           : ops::scale(ops::square(u), 0.5);
+    Var per = ops::sum(h, 1);
+    if (!input_mask.empty())
+      per = ops::mul(per, g.input(input_mask[first_step + i].astype(u.dtype()).reshaped({u.shape()[0]})));
+    head = ops::add(head, ops::sum(per));
+  }
+  return head;
+}
 }  // namespace
+
+// The unroll in segments of steps [T s / S, T (s+1) / S): each segment's loss is its steps' part of
+// the mean loss (the sum of its steps' losses over the whole batch's weight), and its blocks are its
+// steps' logits with that loss, and its pre-activations with their part of the structural head.
+std::unique_ptr<optim::Evaluation> ModelObjective::evaluate_remat(const optim::Batch& b) {
+  const int64_t T = b.steps();
+  const int64_t S = std::min(T, opt_.remat_segments < 0 ? ad::sqrt_segments(T) : opt_.remat_segments);
+  const OutputKind kind = model_->output_kind();
+  const double weight = loss_weight(b, kind, model_->io().out);
+  if (!(weight > 0)) throw Error("objective: the batch's loss masks select no target");
+  const bool structural = opt_.structural != "none";
+  const Model* model = model_.get();
+  const std::string structural_kind = opt_.structural;
+  // the norm-stabilizer arrives resolved into stability_penalty (check_remat allows only that kind)
+  const double norm_stabilizer = opt_.stability.kind == "norm" ? opt_.stability.beta : 0.0;
+  ad::SegmentBuilder build = [=](Graph& g, int64_t s, std::span<const Var> state) {
+    const int64_t begin = T * s / S, end = T * (s + 1) / S;
+    std::vector<Var> st(state.begin(), state.end());
+    Outputs out = model->unroll_steps(g, b.inputs, begin, end, st);
+    ad::SegmentBuilt built;
+    built.state = st;
+    built.outputs = out.logits;
+    const Targets ys = slice_targets(b.targets, begin, end);
+    std::vector<Var> read;
+    for (size_t t = 0; t < out.logits.size(); ++t)
+      if (ys.mask.empty() || any_nonzero(ys.mask[t])) read.push_back(out.logits[t]);
+    Var match;
+    if (!read.empty()) match = ops::scale(matching_loss(kind, out.logits, ys, /*mean=*/false), 1.0 / weight);
+    Var loss = match;
+    if (norm_stabilizer > 0 && T > 1) {
+      // this segment's terms t in [max(begin, 1), end); h_{begin-1} is the read-out of the start state
+      std::vector<Var> hs;
+      if (s > 0) hs.push_back(model->readout(std::vector<Var>(state.begin(), state.end())));
+      hs.insert(hs.end(), out.hidden.begin(), out.hidden.end());
+      Var total = norm_stabilizer_terms(hs);
+      if (!total.empty()) loss = ops::add(loss, ops::scale(total, norm_stabilizer / static_cast<double>(T)));
+    }
+    built.loss = loss;
+    built.blocks.push_back(ad::Block{read, match});  // the stabiliser does not depend on the logits
+    if (structural)
+      built.blocks.push_back(ad::Block{out.preact, ops::scale(structural_head(g, structural_kind, out.preact,
+                                                                               b.inputs.mask, begin),
+                                                              1.0 / weight)});
+    return built;
+  };
+  auto remat = std::make_unique<ad::Remat>(model_->params(), S, std::move(build),
+                                           GraphOptions{.check_finite = opt_.check_finite});
+  return std::make_unique<optim::RematEvaluation>(std::move(remat), 0, structural ? std::optional<size_t>(1) : std::nullopt);
+}
 
 std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& theta, const optim::Batch& b) {
   // Weight noise: the graph is built at θ + ε, so its gradient is the gradient at the noisy weights
@@ -98,6 +216,7 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
   else model_->params().set_values(theta);
   if ((!b.inputs.input_keep.empty() || !b.inputs.readout_keep.empty()) && !model_->supports_dropout())
     throw Error(fmt::format("objective: model '{}' does not support dropout masks", model_->kind()));
+  if (opt_.remat_segments != 0) return evaluate_remat(b);
   auto g = std::make_unique<Graph>(GraphOptions{.check_finite = opt_.check_finite});
   Outputs out = model_->unroll(*g, b.inputs);
   const OutputKind kind = model_->output_kind();
@@ -123,20 +242,10 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
   built.loss = loss;
   built.curvature = ad::Block{read, loss};
 
-  if (opt_.structural != "none" && !out.preact.empty()) {
-    // the head is normalised like the loss, so μ means the same at any batch size
-    Var head;
-    for (size_t t = 0; t < out.preact.size(); ++t) {
-      Var u = out.preact[t];
-      Var h = opt_.structural == "tanh"
-                  ? ops::sub(ops::softplus(ops::scale(u, 2.0)), u)  // log cosh u + log 2
-                  : ops::scale(ops::square(u), 0.5);
-      Var per = ops::sum(h, 1);
-      if (!b.inputs.mask.empty()) per = ops::mul(per, g->input(b.inputs.mask[t].astype(u.dtype()).reshaped({u.shape()[0]})));
-      head = ops::add(head, ops::sum(per));
-    }
-    built.structural = ad::Block{out.preact, ops::scale(head, 1.0 / weight)};
-  }
+  // the structural head is normalised like the loss, so μ means the same at any batch size
+  if (opt_.structural != "none" && !out.preact.empty())
+    built.structural = ad::Block{out.preact, ops::scale(structural_head(*g, opt_.structural, out.preact, b.inputs.mask, 0),
+                                                        1.0 / weight)};
   if (opt_.fisher) {
     Var per;
     for (size_t t = 0; t < out.logits.size(); ++t)

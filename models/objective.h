@@ -28,6 +28,12 @@ struct ObjectiveOptions {
   double norm_preserving = 0;     // strength λ of Pascanu et al.'s Ω (second-order AD; 0: off)
   NoiseOptions noise;             // dropout on non-recurrent connections, weight noise (noise.h)
   bool check_finite = false;      // name the first node that yields NaN/Inf
+  // Rematerialisation (gradient checkpointing, core/remat.h): 0 keeps the full tape; N >= 1 cuts the
+  // unroll into N segments (at most T) that are recomputed for the gradient and each curvature
+  // product, keeping only the N boundary states; -1 picks round(√T), the classical choice (see
+  // core/remat.h for when more segments use less memory).
+  // Needs a cell model; not with fisher.
+  int64_t remat_segments = 0;
 };
 
 nlohmann::json to_json(const ObjectiveOptions& o);
@@ -41,6 +47,8 @@ class ModelObjective : public optim::Objective {
  public:
   ModelObjective(std::unique_ptr<Model> model, ObjectiveOptions opt = {});
   const ParamSet& params() const override { return model_->params(); }
+  // The evaluation keeps only the batch; with remat_segments it also reads the model when products
+  // are taken, so the objective must outlive it (the optimizers' pattern).
   std::unique_ptr<optim::Evaluation> evaluate(const ParamVec& theta, const optim::Batch& b) override;
   double weight(const optim::Batch& b) const override { return loss_weight(b, model_->output_kind(), model_->io().out); }
   void draw_noise(optim::Batch& b, Rng& rng) override { models::draw_noise(b, opt_.noise, *model_, rng); }
@@ -48,6 +56,7 @@ class ModelObjective : public optim::Objective {
   const ObjectiveOptions& options() const { return opt_; }
 
  private:
+  std::unique_ptr<optim::Evaluation> evaluate_remat(const optim::Batch& b);
   std::unique_ptr<Model> model_;
   ObjectiveOptions opt_;
 };

@@ -5,20 +5,20 @@
 namespace tg::optim {
 
 Evaluation::Evaluation(std::unique_ptr<Graph> g, Built built)
-    : g_(std::move(g)), built_(std::move(built)) {
-  lin_.emplace(built_.loss);
-}
+    : g_(std::move(g)), built_(std::move(built)), lin_(std::make_unique<ad::Linearization>(built_.loss)) {}
 
 ad::Linearization& Evaluation::linearization() {
-  if (!lin_) throw Error("evaluation: a combined evaluation has no graph of its own");
+  if (!lin_) throw Error("evaluation: this evaluation keeps no single tape (remat_segments, or one combined across ranks)");
   return *lin_;
 }
+
 Graph& Evaluation::graph() {
-  if (!g_) throw Error("evaluation: a combined evaluation has no graph of its own");
+  if (!g_) throw Error("evaluation: this evaluation keeps no single tape (remat_segments, or one combined across ranks)");
   return *g_;
 }
+
 const Built& Evaluation::built() const {
-  if (!g_) throw Error("evaluation: a combined evaluation has no graph of its own");
+  if (!g_) throw Error("evaluation: this evaluation keeps no single tape (remat_segments, or one combined across ranks)");
   return built_;
 }
 

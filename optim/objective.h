@@ -41,19 +41,20 @@ class Evaluation {
   virtual ParamVec hvp(const ParamVec& v);                // exact Hessian product
   virtual ParamVec fisher_vp(const ParamVec& v);          // empirical Fisher product
   virtual bool has_structural() const { return built_.structural.has_value(); }
-  // The graph itself (throws for an evaluation combined from others, which has none).
+  virtual std::vector<Tensor> output_values() const;      // per-step outputs as float64
+  // The one tape behind this evaluation (throw for evaluations without one: RematEvaluation, and
+  // evaluations combined across ranks in optim/distributed.h).
   ad::Linearization& linearization();
   Graph& graph();
   const Built& built() const;
-  std::vector<Tensor> output_values() const;      // per-step outputs as float64
 
  protected:
-  Evaluation() = default;  // for evaluations combined from others (optim/distributed.h)
+  Evaluation() = default;  // for subclasses that keep no single tape
 
  private:
   std::unique_ptr<Graph> g_;
   Built built_;
-  std::optional<ad::Linearization> lin_;
+  std::unique_ptr<ad::Linearization> lin_;
   std::optional<ParamVec> grad_;
 };
 

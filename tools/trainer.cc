@@ -194,10 +194,11 @@ EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const ta
       if (count == 0 || !(obj.weight(b) > 0)) continue;
     }
     auto ev = obj.evaluate(theta, b);
-    double w = models::loss_weight(b, obj.model().output_kind(), ev->built().outputs.at(0).shape()[1]);
+    const std::vector<Tensor> outputs = ev->output_values();
+    double w = models::loss_weight(b, obj.model().output_kind(), outputs.at(0).shape()[1]);
     loss_sum += ev->value() * w;
     weight_sum += w;
-    err_sum += task.error_rate(b, ev->output_values()) * static_cast<double>(b.size());
+    err_sum += task.error_rate(b, outputs) * static_cast<double>(b.size());
   }
   if (parallel) {
     double sums[3] = {loss_sum, weight_sum, err_sum};

@@ -47,6 +47,8 @@ expect unknown_flag  "--bogus"                         -- train --bogus --out ru
 expect invalid_number_steps "steps"                    -- train --task addition --steps -5 --out run1
 expect invalid_number_text "seed"                      -- train --task addition --seed abc --out run1
 expect invalid_task_option "'T'"                       -- train --task addition --set task_options.T=2 --out run1
+expect bad_remat_segments "remat_segments"              -- train --task addition --set objective_options.remat_segments=-3 --out run1
+expect remat_needs_cell_model "remat_segments.*'esn'"    -- train --model esn --task addition --set objective_options.remat_segments=4 --out run1
 expect unwritable_out "cannot create"                  -- train --task addition --steps 1 --out good.txt/run
 expect existing_run_untouched "already holds a run|unknown key" -- train --task addition --config existing/keep.json --set bogus=1 --out existing
 expect eval_missing_run "no such file|cannot open"     -- eval --run nowhere
