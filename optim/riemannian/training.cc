@@ -27,6 +27,9 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
                   const tasks::Batch& valid_seq, const TrainOptions& opt,
                   const std::function<void(const Scoring&)>& on_score) {
   const Family f = Family::of(m);
+  if (!f.gated() && (opt.transition == TransitionMethod::rbpm || opt.transition == TransitionMethod::ruop))
+    throw Error(fmt::format("transition method {} needs a gated model (glnn, gnn): for {} use qd-{}", name_of(opt.transition),
+                            m.kind(), name_of(opt.transition)));
   ParamSet& ps = m.params();
   const double start = cpu_seconds();
   double eta_w = 1.0 / static_cast<double>(f.N), eta_tau = eta_w;
