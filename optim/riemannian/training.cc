@@ -60,20 +60,8 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
     }
   };
 
-  while (!done()) {
-    {  // w-step
-      Trace tr = trace(m, f, train_seq, Need::writing);
-      ParamVec D = writing_direction(f, ps, tr, opt.writing, eps_y);
-      cur.ll = tr.ll;
-      try_step(D, eta_w, res.rejected_w);
-    }
-    if (done()) break;
-    {  // tau-step
-      Trace tr = trace(m, f, train_seq, Need::all);
-      ParamVec D = transition_direction(f, ps, tr, opt.transition, opt.eps, &rms);
-      cur.ll = tr.ll;
-      try_step(D, eta_tau, res.rejected_tau);
-    }
+  // Scores the validation sequence; false when training should stop (patience or target error reached).
+  auto score = [&] {
     Trace v = trace(m, f, valid_seq, Need::value);
     Scoring s;
     s.pass = passes;
@@ -92,9 +80,27 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
       res.best_params = ps.values().clone();
       since_best = 0;
     } else if (opt.patience > 0 && ++since_best >= opt.patience) {
-      break;
+      return false;
     }
-    if (opt.stop_error >= 0 && s.error < opt.stop_error) break;
+    return !(opt.stop_error >= 0 && s.error < opt.stop_error);
+  };
+
+  // The initialisation is scored too (pass 0), so every run has a best point; then one scoring per round.
+  bool go = score();
+  while (go && !done()) {
+    {  // w-step
+      Trace tr = trace(m, f, train_seq, Need::writing);
+      ParamVec D = writing_direction(f, ps, tr, opt.writing, eps_y);
+      cur.ll = tr.ll;
+      try_step(D, eta_w, res.rejected_w);
+    }
+    if (!done()) {  // tau-step
+      Trace tr = trace(m, f, train_seq, Need::all);
+      ParamVec D = transition_direction(f, ps, tr, opt.transition, opt.eps, &rms);
+      cur.ll = tr.ll;
+      try_step(D, eta_tau, res.rejected_tau);
+    }
+    go = score();
   }
   if (res.best_params.size() == 0) res.best_params = ps.values().clone();
   return res;

@@ -49,7 +49,9 @@ TEST(Training, RateRuleNeverLowersTheTrainingLikelihood) {
     const Family f = Family::of(*m);
     const double ll0 = trace(*m, f, s.train, Need::value).ll / std::log(2.0);
     TrainResult r = train(*m, *s.task, s.train, s.valid, o);
-    ASSERT_EQ(r.history.size(), 15u) << kind << " " << method;
+    ASSERT_EQ(r.history.size(), 16u) << kind << " " << method;  // pass 0, then one per round
+    EXPECT_EQ(r.history[0].pass, 0);
+    EXPECT_NEAR(r.history[0].train_ll_bits, ll0, 1e-9);
     double prev = ll0;
     for (const Scoring& sc : r.history) {
       EXPECT_GE(sc.train_ll_bits, prev - 1e-9) << kind << " " << method << " pass " << sc.pass;
