@@ -15,6 +15,7 @@ Trace trace(const models::Model& m, const Family& f, const tasks::Batch& b, Need
   if (b.size() != 1) throw Error(fmt::format("riemannian: one training sequence expected, got a batch of {}", b.size()));
   if (!b.inputs.mask.empty()) throw Error("riemannian: input masks (padding) are not supported");
   Trace tr;
+  tr.need = need;
   tr.T = b.steps();
   tr.N = f.N;
   tr.O = f.O;

@@ -24,6 +24,7 @@ enum class Need {
 };
 
 struct Trace {
+  Need need = Need::value;     // what this trace holds
   int64_t T = 0, N = 0, O = 0;
   double ll = 0;               // Σ_t chi_t ln pi_t(y_t), nats (the objective (16))
   std::vector<int32_t> u, y;   // input and target symbol of step t

@@ -42,13 +42,19 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
   auto elapsed = [&] { return cpu_seconds() - start; };
   auto done = [&] { return elapsed() >= opt.budget_seconds || (opt.max_passes > 0 && passes >= opt.max_passes); };
 
-  // Proposes theta + eta D; keeps it if the training LL went up. Returns the accepted trace, if any.
-  auto try_step = [&](const ParamVec& D, double& eta, int64_t& rejected) {
+  // cur: a trace at the current parameters. A step's trial pass already computes what the other
+  // group's next step needs (the w-trial the adjoints, the tau-trial the w-gradient), so an accepted
+  // step costs one engine pass; the results are the same as recomputing.
+  auto ensure = [&](Need need) {
+    if (static_cast<int>(cur.need) < static_cast<int>(need)) cur = trace(m, f, train_seq, need);
+  };
+  // Proposes theta + eta D; keeps it if the training LL went up (x1.1), else undoes it (/2).
+  auto try_step = [&](const ParamVec& D, double& eta, int64_t& rejected, Need next_need) {
     ParamVec saved = ps.values().clone();
     ParamVec next = saved.clone();
     next.axpy(eta, D);
     ps.set_values(next);
-    Trace trial = trace(m, f, train_seq, Need::value);
+    Trace trial = trace(m, f, train_seq, next_need);
     ++passes;
     if (std::isfinite(trial.ll) && trial.ll > cur.ll) {
       eta *= 1.1;
@@ -89,16 +95,14 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
   bool go = score();
   while (go && !done()) {
     {  // w-step
-      Trace tr = trace(m, f, train_seq, Need::writing);
-      ParamVec D = writing_direction(f, ps, tr, opt.writing, eps_y);
-      cur.ll = tr.ll;
-      try_step(D, eta_w, res.rejected_w);
+      ensure(Need::writing);
+      ParamVec D = writing_direction(f, ps, cur, opt.writing, eps_y);
+      try_step(D, eta_w, res.rejected_w, Need::all);
     }
     if (!done()) {  // tau-step
-      Trace tr = trace(m, f, train_seq, Need::all);
-      ParamVec D = transition_direction(f, ps, tr, opt.transition, opt.eps, &rms);
-      cur.ll = tr.ll;
-      try_step(D, eta_tau, res.rejected_tau);
+      ensure(Need::all);
+      ParamVec D = transition_direction(f, ps, cur, opt.transition, opt.eps, &rms);
+      try_step(D, eta_tau, res.rejected_tau, Need::writing);
     }
     go = score();
   }
