@@ -14,4 +14,5 @@ Run add_eval(CLI::App& app);
 Run add_sample(CLI::App& app);
 Run add_plot(CLI::App& app);
 Run add_tasks(CLI::App& app);
+Run add_ollivier(CLI::App& app);
 }  // namespace tg::cli

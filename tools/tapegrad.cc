@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   reg("plot", "training curves of a run (metrics.jsonl) as a PNG, via gnuplot", tg::cli::add_plot);
   reg("tasks", "list the tasks; --dump NAME writes generated sequences to a task file, --check FILE validates one",
       tg::cli::add_tasks);
+  reg("ollivier", "Ollivier's Riemannian training (RUOP / RBPM, QDH) of GLNN / GNN / RNN; --grid prints Table 1",
+      tg::cli::add_ollivier);
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;
     bool found = false;

@@ -1,0 +1,113 @@
+#include "optim/riemannian/training.h"
+
+#include <cmath>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "optim/riemannian/family.h"
+#include "optim/riemannian/trace.h"
+#include "tasks/ollivier_tasks.h"
+
+namespace tg::optim::riemannian {
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double mixed_bits(const std::vector<Tensor>& logits, const tasks::Batch& b) {
+  // The task's cumulative regret with mixing, plus its true bits: the mixed code length itself.
+  return tasks::ollivier::cumulative_regret(b, logits, /*smooth=*/true) + b.true_bits.at(0);
+}
+
+TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch& train_seq,
+                  const tasks::Batch& valid_seq, const TrainOptions& opt,
+                  const std::function<void(const Scoring&)>& on_score) {
+  const Family f = Family::of(m);
+  if (!f.gated() && (opt.transition == TransitionMethod::rbpm || opt.transition == TransitionMethod::ruop))
+    throw Error(fmt::format("transition method {} needs a gated model (glnn, gnn): for {} use qd-{}", name_of(opt.transition),
+                            m.kind(), name_of(opt.transition)));
+  ParamSet& ps = m.params();
+  const double start = cpu_seconds();
+  double eta_w = 1.0 / static_cast<double>(f.N), eta_tau = eta_w;
+  RmsState rms;
+  TrainResult res;
+  res.best.valid_bits = INFINITY;
+  int64_t passes = 0, since_best = 0;
+  Trace cur = trace(m, f, train_seq, Need::writing);
+  const std::vector<double> eps_y = writing_damping(cur);
+  auto elapsed = [&] { return cpu_seconds() - start; };
+  auto done = [&] { return elapsed() >= opt.budget_seconds || (opt.max_passes > 0 && passes >= opt.max_passes); };
+
+  // cur: a trace at the current parameters. A step's trial pass already computes what the other
+  // group's next step needs (the w-trial the adjoints, the tau-trial the w-gradient), so an accepted
+  // step costs one engine pass; the results are the same as recomputing.
+  auto ensure = [&](Need need) {
+    if (static_cast<int>(cur.need) < static_cast<int>(need)) cur = trace(m, f, train_seq, need);
+  };
+  // Proposes theta + eta D; keeps it if the training LL went up (x1.1), else undoes it (/2).
+  auto try_step = [&](const ParamVec& D, double& eta, int64_t& rejected, Need next_need) {
+    ParamVec saved = ps.values().clone();
+    ParamVec next = saved.clone();
+    next.axpy(eta, D);
+    ps.set_values(next);
+    Trace trial = trace(m, f, train_seq, next_need);
+    ++passes;
+    if (std::isfinite(trial.ll) && trial.ll > cur.ll) {
+      eta *= 1.1;
+      cur = std::move(trial);
+    } else {
+      ps.set_values(saved);
+      eta /= 2;
+      ++rejected;
+    }
+  };
+
+  // Scores the validation sequence; false when training should stop (patience or target error reached).
+  auto score = [&] {
+    Trace v = trace(m, f, valid_seq, Need::value);
+    Scoring s;
+    s.pass = passes;
+    s.train_ll_bits = cur.ll / std::log(2.0);
+    s.valid_bits = mixed_bits(v.logits, valid_seq);
+    s.regret = s.valid_bits - valid_seq.true_bits.at(0);
+    s.error = task.error_rate(valid_seq, v.logits);
+    s.eta_w = eta_w;
+    s.eta_tau = eta_tau;
+    s.seconds = elapsed();
+    res.history.push_back(s);
+    res.last = s;
+    if (on_score) on_score(s);
+    if (s.valid_bits < res.best.valid_bits) {
+      res.best = s;
+      res.best_params = ps.values().clone();
+      since_best = 0;
+    } else if (opt.patience > 0 && ++since_best >= opt.patience) {
+      return false;
+    }
+    return !(opt.stop_error >= 0 && s.error < opt.stop_error);
+  };
+
+  // The initialisation is scored too (pass 0), so every run has a best point; then one scoring per round.
+  bool go = score();
+  while (go && !done()) {
+    {  // w-step
+      ensure(Need::writing);
+      ParamVec D = writing_direction(f, ps, cur, opt.writing, eps_y);
+      try_step(D, eta_w, res.rejected_w, Need::all);
+    }
+    if (!done()) {  // tau-step
+      ensure(Need::all);
+      ParamVec D = transition_direction(f, ps, cur, opt.transition, opt.eps, &rms);
+      try_step(D, eta_tau, res.rejected_tau, Need::writing);
+    }
+    go = score();
+  }
+  if (res.best_params.size() == 0) res.best_params = ps.values().clone();
+  return res;
+}
+
+}  // namespace tg::optim::riemannian

@@ -1,0 +1,90 @@
+// The training loop (optim/riemannian/training): alternating steps under the x1.1 / undo-and-halve rate
+// rule never lower the training log-likelihood, every method improves on the initialisation of a small
+// a^n b^n problem, and the validation score is the mixed code length the task scores.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/ollivier.h"
+#include "optim/riemannian/training.h"
+#include "tasks/ollivier_tasks.h"
+
+namespace tg::optim::riemannian {
+namespace {
+
+struct Problem {
+  std::unique_ptr<tasks::Task> task = tasks::make("anbn", {{"pairs", 3}, {"n_min", 4}, {"n_max", 9}});
+  tasks::Batch train, valid;
+  Problem() {
+    Rng a(1), b(2);
+    train = task->sample(1, a);
+    valid = task->sample(1, b);
+  }
+  std::unique_ptr<models::Model> model(const std::string& kind, int64_t units) const {
+    std::vector<int32_t> in, out;
+    for (int64_t t = 0; t < train.steps(); ++t) {
+      in.push_back((*train.inputs.symbols[t])[0]);
+      out.push_back((*train.targets.symbols[t])[0]);
+    }
+    nlohmann::json cfg = {{"vocab", 3}, {"out", 3}, {"units", units}, {"degree", 3}};
+    cfg.update(models::ollivier::statistics_options(out, {}, in, 3, 3));
+    const models::ModelInfo& info = models::find(kind);
+    Rng rng(4);
+    return info.make(models::resolve(info, cfg), DType::f64, rng);
+  }
+};
+
+TEST(Training, RateRuleNeverLowersTheTrainingLikelihood) {
+  const Problem s;
+  const std::pair<const char*, const char*> runs[] = {{"glnn", "rbpm"},        {"glnn", "ruop"}, {"gnn", "rbpm"},
+                                                      {"ollivier_rnn", "qd-ruop"}, {"ollivier_rnn", "fb"},
+                                                      {"glnn", "rms"},         {"glnn", "bptt"}};
+  for (auto [kind, method] : runs) {
+    auto m = s.model(kind, 4);
+    TrainOptions o;
+    o.transition = transition_method(method);
+    o.writing = std::string(method) == "fb" ? WritingMethod::dh : WritingMethod::qdh;
+    o.max_passes = 30;
+    o.budget_seconds = 1e9;
+    const Family f = Family::of(*m);
+    const double ll0 = trace(*m, f, s.train, Need::value).ll / std::log(2.0);
+    TrainResult r = train(*m, *s.task, s.train, s.valid, o);
+    ASSERT_EQ(r.history.size(), 16u) << kind << " " << method;  // pass 0, then one per round
+    EXPECT_EQ(r.history[0].pass, 0);
+    EXPECT_NEAR(r.history[0].train_ll_bits, ll0, 1e-9);
+    double prev = ll0;
+    for (const Scoring& sc : r.history) {
+      EXPECT_GE(sc.train_ll_bits, prev - 1e-9) << kind << " " << method << " pass " << sc.pass;
+      prev = sc.train_ll_bits;
+      EXPECT_NEAR(sc.regret, sc.valid_bits - s.valid.true_bits[0], 1e-9);
+    }
+    EXPECT_GT(r.last.train_ll_bits, ll0 + 1) << kind << " " << method;
+    // The best scoring is the minimum over the history, and its parameters were kept.
+    double best = INFINITY;
+    for (const Scoring& sc : r.history) best = std::min(best, sc.valid_bits);
+    EXPECT_EQ(r.best.valid_bits, best);
+    m->params().set_values(r.best_params);
+    const Trace v = trace(*m, f, s.valid, Need::value);
+    EXPECT_NEAR(mixed_bits(v.logits, s.valid), best, 1e-9);
+    // Every rejected step halved a rate, every accepted one multiplied it by 1.1.
+    const double n = 1.0 / 4, acc_w = 15 - static_cast<double>(r.rejected_w);
+    EXPECT_NEAR(r.last.eta_w, n * std::pow(1.1, acc_w) * std::pow(0.5, static_cast<double>(r.rejected_w)), 1e-12);
+  }
+}
+
+TEST(Training, MixedBitsAreTheTasksMixedCodeLength) {
+  const Problem s;
+  auto m = s.model("glnn", 3);
+  const Family f = Family::of(*m);
+  const Trace v = trace(*m, f, s.valid, Need::value);
+  // By hand: -Σ log2((1 - 1/(t+2)) pi_t(y_t) + 1/(t+2) / 3).
+  double bits = 0;
+  for (int64_t t = 0; t < v.T; ++t) {
+    const double lam = 1.0 / static_cast<double>(t + 2);
+    bits -= std::log2((1 - lam) * v.pi[t * 3 + v.y[t]] + lam / 3);
+  }
+  EXPECT_NEAR(mixed_bits(v.logits, s.valid), bits, 1e-9);
+}
+
+}  // namespace
+}  // namespace tg::optim::riemannian
