@@ -175,6 +175,18 @@ RunSetup make_run(RunConfig cfg) {
   return run;
 }
 
+// A run saved by an older build lacks the options added since; they take their defaults, which leave
+// the run's meaning unchanged, so they are filled in before comparing (else every new option would
+// make old runs impossible to resume).
+static RunConfig with_current_defaults(RunConfig c) {
+  c.model_options = models::resolve(models::find(c.model), c.model_options);
+  c.objective_options = models::to_json(models::objective_options_from_json(c.objective_options));
+  if (c.optimizer == "hf") c.optimizer_options = optim::to_json(optim::hf_config_from_json(c.optimizer_options));
+  else c.optimizer_options = optim::make_first_order(c.optimizer, c.optimizer_options)->config();
+  c.task_options = tasks::resolve(tasks::find(c.task), c.task_options);
+  return c;
+}
+
 EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const tasks::Task& task,
                     int64_t max_sequences, uint64_t seed, optim::Communicator* comm) {
   const bool parallel = comm && comm->parallel();
@@ -336,7 +348,7 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
   double trained_seconds = 0;
   if (opt.resume) {
     Checkpoint c = load_checkpoint(ckpt_path, run.objective->params());
-    RunConfig saved = run_config_from_json(c.config, ckpt_path);
+    RunConfig saved = with_current_defaults(run_config_from_json(c.config, ckpt_path));
     // the run's identity must not change on resume; its length may
     saved.steps = cfg.steps;
     saved.max_seconds = cfg.max_seconds;
