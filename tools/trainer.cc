@@ -125,6 +125,12 @@ std::unique_ptr<TrainStep> make_train_step(const RunConfig& cfg, const ParamSet&
 
 // ---- runs ------------------------------------------------------------------------------------
 
+// Every option of the optimizer, defaults filled in (what config.json records).
+static nlohmann::json resolved_optimizer_options(const std::string& optimizer, const nlohmann::json& options) {
+  if (optimizer == "hf") return optim::to_json(optim::hf_config_from_json(options));
+  return optim::make_first_order(optimizer, options)->config();
+}
+
 RunSetup make_run(RunConfig cfg) {
   RunSetup run;
   nlohmann::json task_opts = cfg.task_options;
@@ -168,8 +174,7 @@ RunSetup make_run(RunConfig cfg) {
   run.objective = std::make_unique<models::ModelObjective>(std::move(model),
                                                            models::objective_options_from_json(cfg.objective_options));
   cfg.objective_options = models::to_json(run.objective->options());
-  if (cfg.optimizer == "hf") cfg.optimizer_options = optim::to_json(optim::hf_config_from_json(cfg.optimizer_options));
-  else cfg.optimizer_options = optim::make_first_order(cfg.optimizer, cfg.optimizer_options)->config();
+  cfg.optimizer_options = resolved_optimizer_options(cfg.optimizer, cfg.optimizer_options);
   cfg.task_options = tasks::resolve(tinfo, task_opts);
   run.cfg = cfg;
   return run;
@@ -181,8 +186,7 @@ RunSetup make_run(RunConfig cfg) {
 static RunConfig with_current_defaults(RunConfig c) {
   c.model_options = models::resolve(models::find(c.model), c.model_options);
   c.objective_options = models::to_json(models::objective_options_from_json(c.objective_options));
-  if (c.optimizer == "hf") c.optimizer_options = optim::to_json(optim::hf_config_from_json(c.optimizer_options));
-  else c.optimizer_options = optim::make_first_order(c.optimizer, c.optimizer_options)->config();
+  c.optimizer_options = resolved_optimizer_options(c.optimizer, c.optimizer_options);
   c.task_options = tasks::resolve(tasks::find(c.task), c.task_options);
   return c;
 }

@@ -138,9 +138,9 @@ ParamVec newton_step(GraphObjective& obj, const ParamVec& theta, const Batch& b)
   return next;
 }
 
-TEST(HessianFree, MatchesNewtonOnLogisticRegression) {
-  Logistic lr;
-  GraphObjective obj = lr.objective();
+// HF with no damping, CG run to convergence from zero and its final iterate kept: each step is then
+// exactly Newton's.
+HfConfig newton_config() {
   HfConfig cfg;
   cfg.lambda = 0;
   cfg.mu = 0;
@@ -148,7 +148,13 @@ TEST(HessianFree, MatchesNewtonOnLogisticRegression) {
   cfg.progress_eps = 0;  // run CG to convergence: HF's step is then exactly Newton's
   cfg.cg_decay = 0;
   cfg.backtrack = false;  // keep CG's final iterate: the Newton step
-  HessianFree hf(cfg);
+  return cfg;
+}
+
+TEST(HessianFree, MatchesNewtonOnLogisticRegression) {
+  Logistic lr;
+  GraphObjective obj = lr.objective();
+  HessianFree hf(newton_config());
   ParamVec theta = lr.ps.zeros_like();
   int full_steps = 0;
   for (int it = 0; it < 10 && obj.evaluate(theta, lr.batch)->grad().norm() > 1e-12; ++it) {
@@ -271,13 +277,7 @@ TEST(HessianFree, PreconditionerDiagonalIsTheEmpiricalFisherDiagonal) {
 TEST(HessianFree, PreconditionedStepIsStillNewtonsStep) {
   Logistic lr;
   GraphObjective obj = lr.objective();
-  HfConfig cfg;
-  cfg.lambda = 0;
-  cfg.mu = 0;
-  cfg.max_cg = 10;
-  cfg.progress_eps = 0;
-  cfg.cg_decay = 0;
-  cfg.backtrack = false;
+  HfConfig cfg = newton_config();
   cfg.precondition = true;
   HessianFree hf(hf_config_from_json(to_json(cfg)));
   ASSERT_TRUE(hf.config().precondition);
