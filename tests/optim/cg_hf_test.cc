@@ -9,6 +9,7 @@
 #include "optim/cg.h"
 #include "optim/hf.h"
 #include "optim/precondition.h"
+#include "tests/optim/random_orthonormal.h"
 
 namespace tg::optim {
 namespace {
@@ -24,19 +25,7 @@ void check_cg(int n, double cond, int max_iters) {
   {
     ParamSet ps = vector_space(n);
     Rng rng(n);
-    std::normal_distribution<double> d(0, 1);
-    std::vector<std::vector<double>> q(n, std::vector<double>(n));
-    for (int i = 0; i < n; ++i) {
-      for (double& v : q[i]) v = d(rng);
-      for (int k = 0; k < i; ++k) {
-        double dot = 0;
-        for (int j = 0; j < n; ++j) dot += q[i][j] * q[k][j];
-        for (int j = 0; j < n; ++j) q[i][j] -= dot * q[k][j];
-      }
-      double norm = 0;
-      for (double v : q[i]) norm += v * v;
-      for (double& v : q[i]) v /= std::sqrt(norm);
-    }
+    const std::vector<std::vector<double>> q = random_orthonormal_rows(n, rng);
     std::vector<double> a(n * n, 0.0);
     for (int k = 0; k < n; ++k) {
       double lambda = std::pow(cond, n > 1 ? double(k) / (n - 1) : 0.0);

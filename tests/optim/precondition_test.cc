@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "optim/cg.h"
 #include "optim/precondition.h"
+#include "tests/optim/random_orthonormal.h"
 
 namespace tg::optim {
 namespace {
@@ -19,19 +20,7 @@ struct Scaled {
   Scaled(int n_, double cond, double span) : n(n_), a(n_ * n_, 0.0) {
     ps.add("x", {n});
     Rng rng(17);
-    std::normal_distribution<double> d(0, 1);
-    std::vector<std::vector<double>> q(n, std::vector<double>(n));
-    for (int i = 0; i < n; ++i) {  // Gram-Schmidt
-      for (double& v : q[i]) v = d(rng);
-      for (int k = 0; k < i; ++k) {
-        double dot = 0;
-        for (int j = 0; j < n; ++j) dot += q[i][j] * q[k][j];
-        for (int j = 0; j < n; ++j) q[i][j] -= dot * q[k][j];
-      }
-      double norm = 0;
-      for (double v : q[i]) norm += v * v;
-      for (double& v : q[i]) v /= std::sqrt(norm);
-    }
+    const std::vector<std::vector<double>> q = random_orthonormal_rows(n, rng);
     std::vector<double> s(n);
     for (int i = 0; i < n; ++i) s[i] = std::pow(10.0, n > 1 ? -span + 2 * span * i / (n - 1) : 0.0);
     for (int k = 0; k < n; ++k) {
