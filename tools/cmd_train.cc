@@ -20,6 +20,7 @@ struct TrainArgs {
   uint64_t seed = 0;
   int64_t steps = -1;
   double max_seconds = -1;
+  double cpu_budget = -1;
   bool resume = false, quiet = false;
 };
 
@@ -40,6 +41,7 @@ RunConfig resolve_train_config(const TrainArgs& a) {
   if (a.seed) j["seed"] = a.seed;
   if (a.steps >= 0) j["steps"] = a.steps;
   if (a.max_seconds >= 0) j["max_seconds"] = a.max_seconds;
+  if (a.cpu_budget >= 0) j["cpu_budget"] = a.cpu_budget;
   for (const std::string& s : a.sets) apply_set(j, s);
   return run_config_from_json(j, a.config.empty() ? "options" : a.config);
 }
@@ -69,6 +71,9 @@ Run add_train(CLI::App& app) {
   app.add_option("--seed", a->seed, "random seed (initialisation and data)")->check(CLI::Range(uint64_t{1}, UINT64_MAX));
   app.add_option("--steps", a->steps, "optimizer iterations")->check(CLI::Range(int64_t{0}, INT64_MAX));
   app.add_option("--max-seconds", a->max_seconds, "stop with a checkpoint after this much time")
+      ->check(CLI::Range(0.0, 1e12));
+  app.add_option("--cpu-budget", a->cpu_budget,
+                 "stop with a checkpoint once the run's training CPU seconds, over all --resume calls, reach this")
       ->check(CLI::Range(0.0, 1e12));
   app.add_option("--set", a->sets, "key=value override of the run config; dotted keys: model_options.hidden=64");
   app.add_option("--out", a->out, "run directory (config.json, metrics.jsonl, checkpoint.npz)")->required();

@@ -20,6 +20,7 @@ nlohmann::json to_json(const RunConfig& c) {
           {"seed", c.seed},
           {"steps", c.steps},
           {"max_seconds", c.max_seconds},
+          {"cpu_budget", c.cpu_budget},
           {"batch", c.batch},
           {"curvature_batch", c.curvature_batch},
           {"eval_every", c.eval_every},
@@ -63,6 +64,7 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   take(j, "seed", c.seed, where);
   take(j, "steps", c.steps, where);
   take(j, "max_seconds", c.max_seconds, where);
+  take(j, "cpu_budget", c.cpu_budget, where);
   take(j, "batch", c.batch, where);
   take(j, "curvature_batch", c.curvature_batch, where);
   take(j, "eval_every", c.eval_every, where);
@@ -79,8 +81,10 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   if (c.steps < 0) throw Error(fmt::format("{}: 'steps' must be >= 0, got {}", where, c.steps));
   if (c.curvature_batch < 0 || c.curvature_batch > c.batch)
     throw Error(fmt::format("{}: 'curvature_batch' must be in [0, batch={}], got {}", where, c.batch, c.curvature_batch));
-  if (c.eval_every < 0 || c.checkpoint_every < 0 || c.eval_batch <= 0 || !(c.max_seconds >= 0))
-    throw Error(fmt::format("{}: eval_every, checkpoint_every and max_seconds must be >= 0, eval_batch > 0", where));
+  if (c.eval_every < 0 || c.checkpoint_every < 0 || c.eval_batch <= 0 || !(c.max_seconds >= 0) ||
+      !(c.cpu_budget >= 0))
+    throw Error(fmt::format("{}: eval_every, checkpoint_every, max_seconds and cpu_budget must be >= 0, eval_batch > 0",
+                            where));
   if (c.dtype != "float32" && c.dtype != "float64")
     throw Error(fmt::format("{}: 'dtype' must be float32 or float64, got '{}'", where, c.dtype));
   return c;

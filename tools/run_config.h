@@ -21,7 +21,10 @@ struct RunConfig {
   nlohmann::json objective_options = nlohmann::json::object();
   uint64_t seed = 1;
   int64_t steps = 100;            // optimizer iterations
-  double max_seconds = 0;         // stop (with a checkpoint) after this much training time; 0: no limit
+  double max_seconds = 0;         // stop (with a checkpoint) after this much time in this invocation; 0: no limit
+  double cpu_budget = 0;          // stop (with a checkpoint) once the run's training CPU seconds, summed over
+                                  // every invocation (--resume), reach this; 0: no limit. CPU time, not wall
+                                  // time, so runs sharing a machine get comparable budgets.
   int64_t batch = 100;            // sequences per gradient
   int64_t curvature_batch = 0;    // HF: sequences per curvature product (a subset); 0: batch / 10
   int64_t eval_every = 10;        // iterations between validation evaluations (0: only at the end)

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -29,6 +30,13 @@ namespace fs = std::filesystem;
 // ---- data helpers ---------------------------------------------------------------------------
 
 namespace {
+// CPU seconds this process has used (all its threads): the clock of the cpu_budget option.
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 const char* output_name(models::OutputKind k) {
   return k == models::OutputKind::softmax ? "softmax" : k == models::OutputKind::logistic ? "logistic" : "linear";
 }
@@ -234,6 +242,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& c, const ParamSe
   e.emplace_back("theta", c.theta.flat());
   e.emplace_back("iteration", std::vector<int64_t>{c.iteration});
   e.emplace_back("seconds", std::vector<double>{c.seconds});
+  e.emplace_back("cpu_seconds", std::vector<double>{c.cpu_seconds});
   e.emplace_back("rng_state", std::string_view(c.rng_state));
   e.emplace_back("optimizer_scalars", std::string_view(c.optimizer_scalars.dump()));
   for (const auto& [name, v] : c.optimizer_vectors) e.emplace_back("optimizer/" + name, v.flat());
@@ -261,6 +270,10 @@ Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout) {
   c.iteration = it[0];
   auto secs = a.doubles("seconds");
   c.seconds = secs.empty() ? 0 : secs[0];
+  if (a.contains("cpu_seconds")) {  // checkpoints written before the CPU budget existed have none
+    auto cpu = a.doubles("cpu_seconds");
+    c.cpu_seconds = cpu.empty() ? 0 : cpu[0];
+  }
   c.rng_state = a.bytes("rng_state");
   try {
     c.optimizer_scalars = nlohmann::json::parse(a.bytes("optimizer_scalars"));
@@ -349,20 +362,24 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
 
   Rng rng(cfg.seed * 0x2545F4914F6CDD1DULL + 1);
   int64_t start = 0;
-  double trained_seconds = 0;
+  double trained_seconds = 0, trained_cpu = 0;
   if (opt.resume) {
     Checkpoint c = load_checkpoint(ckpt_path, run.objective->params());
     RunConfig saved = with_current_defaults(run_config_from_json(c.config, ckpt_path));
     // the run's identity must not change on resume; its length may
     saved.steps = cfg.steps;
     saved.max_seconds = cfg.max_seconds;
+    saved.cpu_budget = cfg.cpu_budget;
     if (to_json(saved) != to_json(cfg))
-      throw Error(fmt::format("train --resume: the options differ from the run in {} (only --steps and --max-seconds may change)", dir));
+      throw Error(fmt::format(
+          "train --resume: the options differ from the run in {} (only --steps, --max-seconds and --cpu-budget may change)",
+          dir));
     theta = c.theta;
     rng = rng_from_string(c.rng_state, ckpt_path);
     stepper->restore(c.optimizer_scalars, c.optimizer_vectors);
     start = c.iteration;
     trained_seconds = c.seconds;
+    trained_cpu = c.cpu_seconds;
     if (lead) truncate_metrics(metrics_path, start);
   } else if (lead) {
     tasks::write_file_atomically(cfg_path, to_json(cfg).dump(2) + "\n");
@@ -374,6 +391,7 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
     Checkpoint c;
     c.iteration = iteration;
     c.seconds = trained_seconds;
+    c.cpu_seconds = trained_cpu;
     c.theta = theta;
     c.rng_state = rng_to_string(rng);
     c.optimizer_scalars = stepper->scalars();
@@ -407,6 +425,7 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
   int exit_code = 0;
   for (; it < cfg.steps; ++it) {
     auto s0 = std::chrono::steady_clock::now();
+    const double cpu0 = process_cpu_seconds();
     const double comm0 = comm.seconds();
     nlohmann::json m = stepper->step(objective, theta, *run.train, rng, it);
     m["iteration"] = it + 1;
@@ -420,20 +439,26 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
     auto s1 = std::chrono::steady_clock::now();
     trained_seconds += std::chrono::duration<double>(s1 - s0).count();
     m["seconds"] = trained_seconds;
+    trained_cpu += process_cpu_seconds() - cpu0;
+    m["cpu_seconds"] = trained_cpu;
     if (comm.parallel()) m["comm_seconds"] = comm.seconds() - comm0;  // rank 0's time in sums this iteration
     if (lead) metrics << m.dump() << "\n" << std::flush;
     last = m;
     bool stop_time = cfg.max_seconds > 0 && std::chrono::duration<double>(s1 - t0).count() >= cfg.max_seconds;
+    bool stop_budget = cfg.cpu_budget > 0 && trained_cpu >= cfg.cpu_budget;
     int sig = g_signal.load();
     if (comm.parallel()) {  // every rank must stop at the same iteration: stop when any rank would
-      double flags[3] = {sig == SIGINT ? 1.0 : 0.0, sig == SIGTERM ? 1.0 : 0.0, stop_time ? 1.0 : 0.0};
+      double flags[4] = {sig == SIGINT ? 1.0 : 0.0, sig == SIGTERM ? 1.0 : 0.0, stop_time ? 1.0 : 0.0,
+                         stop_budget ? 1.0 : 0.0};
       comm.sum(flags);
       sig = flags[0] > 0 ? SIGINT : flags[1] > 0 ? SIGTERM : 0;
       stop_time = flags[2] > 0;
+      stop_budget = flags[3] > 0;
     }
     const bool solved = cfg.stop_on_success && m.contains("valid_loss") &&
                         last_eval.error_rate < run.train->success_threshold();
-    if ((cfg.checkpoint_every > 0 && (it + 1) % cfg.checkpoint_every == 0) || last_iter || stop_time || sig || solved)
+    if ((cfg.checkpoint_every > 0 && (it + 1) % cfg.checkpoint_every == 0) || last_iter || stop_time || stop_budget || sig ||
+        solved)
       checkpoint(it + 1);
     // progress: a bar on a terminal, plain lines otherwise
     const double done = static_cast<double>(it + 1 - start);
@@ -471,6 +496,13 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
                      run.train->success_criterion().c_str());
       break;
     }
+    if (stop_budget && !last_iter) {
+      ++it;
+      if (tty) std::fprintf(stderr, "\n");
+      if (lead) std::fprintf(stderr, "CPU budget of %.0f s reached: checkpoint saved at iteration %lld\n", cfg.cpu_budget,
+                   static_cast<long long>(it));
+      break;
+    }
     if (stop_time) {
       ++it;
       if (tty) std::fprintf(stderr, "\n");
@@ -486,7 +518,7 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
     last_eval = evaluate(*run.objective, theta, valid_task, cfg.eval_batch, valid_seed, &comm);
     have_eval = true;
   }
-  nlohmann::json summary = {{"run", dir}, {"iterations", it}, {"seconds", trained_seconds}};
+  nlohmann::json summary = {{"run", dir}, {"iterations", it}, {"seconds", trained_seconds}, {"cpu_seconds", trained_cpu}};
   if (have_eval) {
     summary["valid_loss"] = last_eval.loss;
     summary["valid_error"] = last_eval.error_rate;

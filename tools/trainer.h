@@ -59,7 +59,8 @@ int train(RunConfig cfg, const TrainOptions& opt);
 // optimizer state, RNG state, iteration and the config.
 struct Checkpoint {
   int64_t iteration = 0;
-  double seconds = 0;  // training time so far
+  double seconds = 0;      // training time so far (wall clock)
+  double cpu_seconds = 0;  // training CPU time so far (this process; rank 0 under MPI)
   ParamVec theta;
   std::string rng_state;
   nlohmann::json optimizer_scalars;

@@ -9,7 +9,7 @@ trap 'rm -rf "$work"' EXIT
 run=$work/run
 "$TG" train --model rnn --task addition --optimizer sgd --seed 3 --steps 3 --quiet \
   --set task_options.T=10 --set model_options.hidden=4 --set batch=8 --set eval_every=0 --out "$run" >/dev/null
-# as an older build wrote it: without two objective options added later
+# as an older build wrote it: without options added later, and without the CPU-time record
 /usr/bin/python3 - "$run/checkpoint.npz" <<'PY'
 import json, sys, numpy as np
 path = sys.argv[1]
@@ -18,6 +18,8 @@ cfg = json.loads(bytes(d["config"]).decode())
 for key in ("remat_segments", "stability_penalty"):
     assert key in cfg["objective_options"], key
     del cfg["objective_options"][key]
+del cfg["cpu_budget"]
+del d["cpu_seconds"]
 d["config"] = np.frombuffer(json.dumps(cfg).encode(), dtype=np.uint8)
 with open(path, "wb") as f:
     np.savez(f, **d)
