@@ -295,25 +295,22 @@ Metrics read_metrics(const std::string& path) {
   return m;
 }
 
-std::string plot_run(const std::string& run_dir, const std::string& out_png) {
+namespace {
+// Checks that the PNG's directory exists, then has gnuplot draw `script_of(data, partial)` into a
+// temporary name next to the output, renamed when complete: a failed or interrupted plot never leaves
+// a half-written PNG under the real name.
+template <class ScriptOf>
+std::string render_png(const std::string& png, const std::string& data_text, ScriptOf script_of) {
   std::error_code ec;
-  if (!fs::exists(run_dir, ec)) throw Error(fmt::format("run directory '{}' does not exist", run_dir));
-  if (!fs::is_directory(run_dir, ec)) throw Error(fmt::format("'{}' is not a directory (--run wants a run directory)", run_dir));
-  Metrics m = read_metrics((fs::path(run_dir) / "metrics.jsonl").string());
-  std::string png = out_png.empty() ? (fs::path(run_dir) / "curves.png").string() : out_png;
   fs::path out_dir = fs::path(png).parent_path();
   if (!out_dir.empty() && !fs::is_directory(out_dir, ec))
     throw Error(fmt::format("{}: directory '{}' does not exist", png, out_dir.string()));
   std::string gnuplot = find_gnuplot();
-
-  std::vector<Panel> panels = make_panels(m);
   TempDir tmp;
   fs::path data = tmp / "metrics.dat", script = tmp / "curves.gp";
-  // gnuplot draws into a temporary name next to the output, renamed when complete: a failed or
-  // interrupted plot never leaves a half-written PNG under the real name.
   std::string partial = png + ".tmp";
-  write_file(data, data_blocks(panels));
-  write_file(script, gnuplot_script(panels, m, data.string(), partial, run_dir));
+  write_file(data, data_text);
+  write_file(script, script_of(data.string(), partial));
   try {
     run_gnuplot(gnuplot, script);
     char sig[8] = {};
@@ -328,6 +325,79 @@ std::string plot_run(const std::string& run_dir, const std::string& out_png) {
     throw;
   }
   return png;
+}
+
+void require_run_dir(const std::string& run_dir) {
+  std::error_code ec;
+  if (!fs::exists(run_dir, ec)) throw Error(fmt::format("run directory '{}' does not exist", run_dir));
+  if (!fs::is_directory(run_dir, ec)) throw Error(fmt::format("'{}' is not a directory (--run wants a run directory)", run_dir));
+}
+
+const MetricSeries* find_series(const Metrics& m, const std::string& key) {
+  for (const MetricSeries& s : m.series)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+}  // namespace
+
+std::string plot_run(const std::string& run_dir, const std::string& out_png) {
+  require_run_dir(run_dir);
+  Metrics m = read_metrics((fs::path(run_dir) / "metrics.jsonl").string());
+  std::string png = out_png.empty() ? (fs::path(run_dir) / "curves.png").string() : out_png;
+  std::vector<Panel> panels = make_panels(m);
+  return render_png(png, data_blocks(panels), [&](const std::string& data, const std::string& partial) {
+    return gnuplot_script(panels, m, data, partial, run_dir);
+  });
+}
+
+std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
+                         const std::string& out_png) {
+  if (run_dirs.empty()) throw Error("plot: no runs to compare");
+  if (out_png.empty()) throw Error("plot: comparing runs needs an output file (-o FILE.png)");
+  std::string data, plots;
+  for (size_t r = 0; r < run_dirs.size(); ++r) {
+    const std::string& dir = run_dirs[r];
+    require_run_dir(dir);
+    const std::string file = (fs::path(dir) / "metrics.jsonl").string();
+    Metrics m = read_metrics(file);
+    const MetricSeries* y = find_series(m, y_key);
+    if (!y) throw Error(fmt::format("{}: no metric '{}'", file, y_key));
+    // x: the step counter itself, or another metric read at the same steps
+    std::map<double, double> x_at;
+    if (x_key != m.x_key) {
+      const MetricSeries* x = find_series(m, x_key);
+      if (!x) throw Error(fmt::format("{}: no metric '{}' for the x axis", file, x_key));
+      for (size_t i = 0; i < x->x.size(); ++i) x_at[x->x[i]] = x->y[i];
+    }
+    data += fmt::format("# {}\n", dir);
+    size_t points = 0;
+    for (size_t i = 0; i < y->x.size(); ++i) {
+      double xv = y->x[i];
+      if (x_key != m.x_key) {
+        auto it = x_at.find(y->x[i]);
+        if (it == x_at.end()) continue;
+        xv = it->second;
+      }
+      data += fmt::format("{} {}\n", xv, y->y[i]);
+      ++points;
+    }
+    if (points == 0) throw Error(fmt::format("{}: '{}' and '{}' are never logged together", file, y_key, x_key));
+    data += "\n\n";
+    std::string style = points <= 50 ? "linespoints pt 7 ps 0.6" : "lines";
+    plots += fmt::format("{}DATA index {} using 1:2 with {} lw 1.5 title {}", r ? ", " : "", r, style,
+                         gp_quote(fs::path(dir).filename().string().empty() ? dir : fs::path(dir).filename().string()));
+  }
+  return render_png(out_png, data, [&](const std::string& data_file, const std::string& partial) {
+    std::string s = "set encoding utf8\n";
+    s += "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo noenhanced size 900,600 font 'sans,10' }"
+         " else { set terminal png noenhanced size 900,600 }\n";
+    s += fmt::format("set output {}\n", gp_quote(partial));
+    s += fmt::format("set grid\nset key top right opaque\nset xlabel {}\nset ylabel {}\n", gp_quote(x_key), gp_quote(y_key));
+    std::string p = plots;
+    for (size_t at; (at = p.find("DATA")) != std::string::npos;) p.replace(at, 4, gp_quote(data_file));
+    s += "plot " + p + "\nset output\n";
+    return s;
+  });
 }
 
 }  // namespace tg

@@ -27,4 +27,10 @@ Metrics read_metrics(const std::string& jsonl_path);
 // iterations get their own. Throws tg::Error on bad input, when gnuplot is missing or when it fails.
 std::string plot_run(const std::string& run_dir, const std::string& out_png = "");
 
+// One panel comparing runs: y_key (e.g. "valid_error") against x_key (the step counter, or another
+// metric logged at the same steps, e.g. "cpu_seconds"), one line per run named by its directory.
+// Throws tg::Error naming the file when a run lacks either key.
+std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
+                         const std::string& out_png);
+
 }  // namespace tg

@@ -416,6 +416,7 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
   if (lead && !metrics) throw Error(fmt::format("train: cannot append to {}", metrics_path));
   const tasks::Task& valid_task = run.valid ? *run.valid : *run.train;
   auto t0 = std::chrono::steady_clock::now();
+  const double cpu_at_start = trained_cpu;
   auto last_print = t0;
   const uint64_t valid_seed = cfg.seed + 1000003;
   nlohmann::json last;
@@ -423,6 +424,10 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
   bool have_eval = false;
   int64_t it = start;
   int exit_code = 0;
+  // A first-order optimizer skips a step whose loss, gradient or update is not finite; a run that does
+  // nothing else for this long has diverged and only burns time.
+  constexpr int64_t kMaxSkippedInARow = 200;
+  int64_t skipped_in_a_row = 0;
   for (; it < cfg.steps; ++it) {
     auto s0 = std::chrono::steady_clock::now();
     const double cpu0 = process_cpu_seconds();
@@ -463,7 +468,11 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
     // progress: a bar on a terminal, plain lines otherwise
     const double done = static_cast<double>(it + 1 - start);
     const double rate = done / std::max(1e-9, std::chrono::duration<double>(s1 - t0).count());
-    const double eta = static_cast<double>(cfg.steps - it - 1) / rate;
+    double eta = static_cast<double>(cfg.steps - it - 1) / rate;
+    if (cfg.cpu_budget > 0) {  // the budget usually ends the run first: wall time per CPU second so far
+      const double wall = std::chrono::duration<double>(s1 - t0).count(), cpu = trained_cpu - cpu_at_start;
+      if (cpu > 0) eta = std::min(eta, std::max(0.0, cfg.cpu_budget - trained_cpu) * wall / cpu);
+    }
     std::string tail = fmt::format("loss {:.4g}", m.value("loss", 0.0));
     if (have_eval) tail += fmt::format("  valid {:.4g}  error {:.4g}", last_eval.loss, last_eval.error_rate);
     if (m.contains("lambda")) tail += fmt::format("  λ {:.3g}  cg {}", m["lambda"].get<double>(), m["cg_iters"].get<int>());
@@ -479,6 +488,20 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
       std::fprintf(stderr, "iteration %lld/%lld  %.2f it/s  ETA %s  %s\n", static_cast<long long>(it + 1),
                    static_cast<long long>(cfg.steps), rate, clock_text(eta).c_str(), tail.c_str());
       last_print = s1;
+    }
+    skipped_in_a_row = m.value("skipped", false) ? skipped_in_a_row + 1 : 0;
+    if (skipped_in_a_row >= kMaxSkippedInARow) {
+      ++it;
+      if (tty) std::fprintf(stderr, "\n");
+      checkpoint(it);  // θ itself is finite: skipped steps never write it
+      if (lead)
+        std::fprintf(stderr,
+                     "train: diverged: the last %lld steps were all skipped (%s) up to iteration %lld; checkpoint "
+                     "saved. Lower the learning rate or set optimizer_options.clip_norm\n",
+                     static_cast<long long>(skipped_in_a_row), m.value("skip_reason", std::string("?")).c_str(),
+                     static_cast<long long>(it));
+      exit_code = 3;
+      break;
     }
     if (sig) {
       exit_code = 128 + sig;
