@@ -142,6 +142,29 @@ TEST(Plot, WritesAPngForAHessianFreeRun) {
   EXPECT_TRUE(contains(msg, "does not exist")) << msg;
 }
 
+TEST(Plot, ComparesRunsAgainstAnotherMetric) {
+  RunDir root;
+  fs::create_directories(root / "a");
+  fs::create_directories(root / "b");
+  root.write("a/metrics.jsonl", "{\"iteration\": 1, \"cpu_seconds\": 2, \"valid_error\": 3}\n"
+                                "{\"iteration\": 2, \"cpu_seconds\": 4}\n"
+                                "{\"iteration\": 3, \"cpu_seconds\": 6, \"valid_error\": 2.5}\n");
+  root.write("b/metrics.jsonl", "{\"iteration\": 1, \"loss\": 1}\n");
+  // errors name the run file and the missing key, before gnuplot is needed
+  std::string msg = error_of([&] { plot_compare({root / "a", root / "b"}, "valid_error", "cpu_seconds", root / "c.png"); });
+  EXPECT_EQ(msg, (root / "b") + "/metrics.jsonl: no metric 'valid_error'");
+  msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "wall", root / "c.png"); });
+  EXPECT_EQ(msg, (root / "a") + "/metrics.jsonl: no metric 'wall' for the x axis");
+  msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "cpu_seconds", ""); });
+  EXPECT_TRUE(contains(msg, "needs an output file")) << msg;
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  root.write("b/metrics.jsonl", "{\"iteration\": 5, \"cpu_seconds\": 1, \"valid_error\": 4}\n");
+  std::string png = plot_compare({root / "a", root / "b"}, "valid_error", "cpu_seconds", root / "c.png");
+  EXPECT_EQ(png, root / "c.png");
+  EXPECT_GT(fs::file_size(png), 5000u);
+  EXPECT_FALSE(fs::exists(png + ".tmp"));
+}
+
 TEST(Plot, MissingGnuplotIsAnError) {
   RunDir run;
   run.write("metrics.jsonl", hf_metrics(3));
