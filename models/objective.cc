@@ -146,6 +146,14 @@ Var norm_stabilizer_terms(std::span<const Var> hidden) {
 // Structural damping's head over some steps' pre-activations: Σ_t Σ log cosh u_t (or ½ Σ u_t²), masked.
 Var structural_head(Graph& g, const std::string& kind, std::span<const Var> preact, const std::vector<Tensor>& input_mask,
                     int64_t first_step) {
+  // Only the head's curvature is ever used (G_S v), never its value: deferred, its forward nodes
+  // (a softplus over every pre-activation) run only if something reads them.
+  const bool was_deferred = g.set_deferred(true);
+  struct Restore {
+    Graph& g;
+    bool on;
+    ~Restore() { g.set_deferred(on); }
+  } restore{g, was_deferred};
   Var head;
   for (size_t i = 0; i < preact.size(); ++i) {
     Var u = preact[i];
