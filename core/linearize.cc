@@ -156,6 +156,42 @@ std::vector<Tensor> Linearization::gnvp(std::span<const Tensor> v, const Block& 
   return s.run(v);
 }
 
+std::vector<Tensor> Linearization::gnvp(std::span<const Tensor> v, std::span<const Block> blocks,
+                                        std::span<const double> weights) {
+  if (blocks.empty() || blocks.size() != weights.size())
+    throw Error(fmt::format("gnvp: {} blocks with {} weights", blocks.size(), weights.size()));
+  std::string key = "gn*";
+  for (const Block& b : blocks) {
+    if (b.head.empty() || b.head.shape().size() != 1) throw ShapeError("gnvp: a block's head must be a scalar node");
+    key += ids(b.at) + "|" + std::to_string(b.head.id()) + ";";
+  }
+  Segment& s = segment(key, [&] {
+    int32_t begin = graph().size();
+    std::vector<Var> ph = make_placeholders(wrt_);
+    std::vector<Var> all_at;
+    for (const Block& b : blocks) all_at.insert(all_at.end(), b.at.begin(), b.at.end());
+    std::vector<Var> jv = ad::jvp(all_at, wrt_, ph);  // one forward sweep serves every block
+    std::vector<Seed> seeds;
+    size_t first = 0;
+    for (const Block& b : blocks) {
+      Var w = graph().placeholder(b.head.shape(), b.head.dtype());
+      ph.push_back(w);
+      Seed one{b.head, ops::fill(graph(), b.head.shape(), 1.0, b.head.dtype())};
+      std::vector<Var> head_grad = ad::vjp(std::span<const Seed>(&one, 1), b.at, /*independent=*/true);
+      std::vector<Var> hjv = ad::jvp(head_grad, b.at, std::vector<Var>(jv.begin() + first, jv.begin() + first + b.at.size()));
+      for (size_t i = 0; i < b.at.size(); ++i)
+        if (!hjv[i].empty()) seeds.push_back({b.at[i], ops::mul(hjv[i], w)});
+      first += b.at.size();
+    }
+    std::vector<Var> c = ad::vjp(seeds, wrt_);  // and one reverse sweep
+    return Segment(graph(), begin, ph, c, shapes(wrt_));
+  });
+  std::vector<Tensor> in(v.begin(), v.end());
+  for (size_t k = 0; k < blocks.size(); ++k)
+    in.push_back(Tensor::full(blocks[k].head.shape(), weights[k], blocks[k].head.dtype()));
+  return s.run(in);
+}
+
 std::vector<Tensor> Linearization::to_parts(const ParamVec& v) const {
   const ParamSet* ps = loss_.graph()->params();
   if (!ps || v.layout() != ps->layout() || wrt_.size() != static_cast<size_t>(ps->count()))
@@ -172,5 +208,8 @@ ParamVec Linearization::to_vec(const std::vector<Tensor>& parts) const {
 ParamVec Linearization::grad_vec() { return to_vec(grad()); }
 ParamVec Linearization::hvp(const ParamVec& v) { return to_vec(hvp(to_parts(v))); }
 ParamVec Linearization::gnvp(const ParamVec& v, const Block& block) { return to_vec(gnvp(to_parts(v), block)); }
+ParamVec Linearization::gnvp(const ParamVec& v, std::span<const Block> blocks, std::span<const double> weights) {
+  return to_vec(gnvp(to_parts(v), blocks, weights));
+}
 
 }  // namespace tg::ad

@@ -63,11 +63,15 @@ class Linearization {
                           const std::vector<Var>& read = {});  // cotangents at wrt, then adjoints at `read`
   std::vector<Tensor> hvp(std::span<const Tensor> v);                                 // H v
   std::vector<Tensor> gnvp(std::span<const Tensor> v, const Block& block);           // Jᵀ H_head J v
+  // Σ_k w_k J_kᵀ H_k J_k v in one forward and one reverse sweep (HF's G v + λμ G_S v): the weights are
+  // inputs of the segment, so a new w (λ changes every iteration) reuses it.
+  std::vector<Tensor> gnvp(std::span<const Tensor> v, std::span<const Block> blocks, std::span<const double> weights);
 
   // ParamVec versions (need the bound-ParamSet constructor).
   ParamVec grad_vec();
   ParamVec hvp(const ParamVec& v);
   ParamVec gnvp(const ParamVec& v, const Block& block);
+  ParamVec gnvp(const ParamVec& v, std::span<const Block> blocks, std::span<const double> weights);
 
   // Evaluations of primal nodes since construction, beyond the first (tests prove it stays 0).
   uint64_t primal_reevaluations() const;

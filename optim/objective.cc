@@ -29,6 +29,14 @@ ParamVec Evaluation::grad() {
 
 ParamVec Evaluation::gnvp(const ParamVec& v) { return linearization().gnvp(v, built_.curvature); }
 
+ParamVec Evaluation::gnvp_structural(const ParamVec& v, double w) {
+  if (!g_) return gnvp(v).axpy(w, structural_gnvp(v));  // subclasses without one tape compose the products
+  if (!built_.structural) throw Error("structural damping: this objective has no structural block (no tagged pre-activations)");
+  const ad::Block blocks[] = {built_.curvature, *built_.structural};
+  const double weights[] = {1.0, w};
+  return linearization().gnvp(v, blocks, weights);
+}
+
 ParamVec Evaluation::structural_gnvp(const ParamVec& v) {
   if (!built_.structural) throw Error("structural damping: this objective has no structural block (no tagged pre-activations)");
   return linearization().gnvp(v, *built_.structural);

@@ -36,8 +36,9 @@ class Evaluation {
   virtual ParamVec grad();                                // cached after the first call
   virtual ParamVec gnvp(const ParamVec& v);               // G v, Gauss-Newton at the logits
   virtual ParamVec structural_gnvp(const ParamVec& v);    // G_S v (throws without a structural block)
-  // G v + w G_S v: HF's damped Gauss-Newton product in one call (one sum over ranks when distributed)
-  virtual ParamVec gnvp_structural(const ParamVec& v, double w) { return gnvp(v).axpy(w, structural_gnvp(v)); }
+  // G v + w G_S v: HF's damped Gauss-Newton product in one call (one sum over ranks when distributed;
+  // on one tape, one forward and one reverse sweep for both blocks)
+  virtual ParamVec gnvp_structural(const ParamVec& v, double w);
   virtual ParamVec hvp(const ParamVec& v);                // exact Hessian product
   virtual ParamVec fisher_vp(const ParamVec& v);          // empirical Fisher product
   virtual bool has_structural() const { return built_.structural.has_value(); }

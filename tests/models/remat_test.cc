@@ -91,6 +91,13 @@ TEST_P(Remat, EqualsTheFullTapeForEverySegmentCount) {
         EXPECT_LE(rel_err(er->gnvp(vr), ef->gnvp(v)), kTol);
         ASSERT_TRUE(er->has_structural());
         EXPECT_LE(rel_err(er->structural_gnvp(vr), ef->structural_gnvp(v)), kTol);
+        // HF's damped product: one sweep pair for both blocks on the full tape (its segment reused with a
+        // new weight), the two products composed under remat, and the composition on the full tape
+        for (double w : {0.37, 2.5}) {
+          ParamVec fused = ef->gnvp_structural(v, w);
+          EXPECT_LE(rel_err(fused, ef->gnvp(v).axpy(w, ef->structural_gnvp(v))), kTol) << "w " << w;
+          EXPECT_LE(rel_err(er->gnvp_structural(vr, w), fused), kTol) << "w " << w;
+        }
         EXPECT_LE(rel_err(er->hvp(vr), ef->hvp(v)), kTol);
       }
     }
