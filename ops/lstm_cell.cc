@@ -1,0 +1,212 @@
+// Fused LSTM cell: the standard memory update (i, f, o logistic, g tanh, c = f c_prev + i g,
+// h = o tanh(c)) as one pass over the gate pre-activations, forward and backward. Unfused it is four
+// slices and a dozen elementwise nodes per step, each allocating and sweeping its own [B,H] buffer.
+//
+// Rules stay graphs: lstm_cell's JVP is a graph of ordinary ops (whose primal-only factors a cached
+// linearization evaluates once); its VJP is the fused op lstm_cell_vjp, whose own rules differentiate
+// a reference graph of ordinary ops computing the same thing, so second order works through it.
+//
+// Outputs stack their parts along axis 0 ([c; h], [a_bar; c_prev_bar]): slicing a leading block is a
+// view of the buffer (no copy), where splitting along axis 1 would copy every part.
+#include <algorithm>
+
+#include <xsimd/xsimd.hpp>
+
+#include "core/ad.h"
+#include "ops/families.h"
+#include "ops/kernels.h"
+
+namespace tg::ops {
+using namespace detail;
+
+namespace {
+
+struct Dims {
+  int64_t B, H;
+};
+Dims check_cell(std::span<const Shape> s) {
+  if (s[0].rank() != 2 || s[1].rank() != 2) fail("needs gate pre-activations a [B,4H] and c_prev [B,H]");
+  const int64_t B = s[1][0], H = s[1][1];
+  if (s[0][0] != B || s[0][1] != 4 * H) fail(fmt::format("a must be [{},{}] for c_prev [{},{}]", B, 4 * H, B, H));
+  return {B, H};
+}
+
+// Runs body(row, load, store) over each row of H columns in SIMD batches; the tail goes through a
+// zero-padded batch, so every element takes the same code path (as in the elementwise kernels).
+template <class T, class Body>
+void rows_in_batches(int64_t rows, int64_t H, Body body) {
+  using Batch = xsimd::batch<T>;
+  constexpr int64_t W = static_cast<int64_t>(Batch::size);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t j = 0;
+    for (; j + W <= H; j += W)
+      body(r, [j](const T* p) { return Batch::load_unaligned(p + j); },
+           [j](T* p, const Batch& v) { v.store_unaligned(p + j); });
+    if (j < H) {
+      const int64_t n = H - j;
+      body(r,
+           [j, n](const T* p) {
+             alignas(64) T buf[W] = {};
+             std::copy(p + j, p + j + n, buf);
+             return Batch::load_aligned(buf);
+           },
+           [j, n](T* p, const Batch& v) {
+             alignas(64) T buf[W];
+             v.store_aligned(buf);
+             std::copy(buf, buf + n, p + j);
+           });
+    }
+  }
+}
+
+// The same formula as the logistic op's kernel, so fused and unfused cells agree to the last bits.
+template <class Batch>
+Batch sigm(const Batch& x) {
+  return Batch(0.5) + Batch(0.5) * xsimd::tanh(Batch(0.5) * x);
+}
+
+// [a, c_prev] -> [c; h]
+Tensor cell_forward(const EvalArgs& e) {
+  const int64_t B = e.in[1]->shape()[0], H = e.in[1]->shape()[1];
+  Tensor y = Tensor::empty(e.shape, e.dtype);
+  TG_DISPATCH(e.dtype, T, {
+    const T* a = e.in[0]->data<T>();
+    const T* cp = e.in[1]->data<T>();
+    T* out = y.data<T>();
+    rows_in_batches<T>(B, H, [&](int64_t r, auto ld, auto st) {
+      const T* ar = a + r * 4 * H;
+      const auto i = sigm(ld(ar)), f = sigm(ld(ar + H)), o = sigm(ld(ar + 2 * H));
+      const auto g = xsimd::tanh(ld(ar + 3 * H));
+      const auto c = f * ld(cp + r * H) + i * g;
+      st(out + r * H, c);
+      st(out + (B + r) * H, o * xsimd::tanh(c));
+    });
+  });
+  return y;
+}
+
+// [a, c_prev, y_bar = [c_bar; h_bar]] -> [a_bar (as [B,4H]); c_prev_bar]. Gates are recomputed from a:
+// cheaper than keeping them, and the step's working set stays the size of its inputs.
+Tensor cell_backward(const EvalArgs& e) {
+  const int64_t B = e.in[1]->shape()[0], H = e.in[1]->shape()[1];
+  Tensor y = Tensor::empty(e.shape, e.dtype);
+  TG_DISPATCH(e.dtype, T, {
+    using Batch = xsimd::batch<T>;
+    const T* a = e.in[0]->data<T>();
+    const T* cp = e.in[1]->data<T>();
+    const T* yb = e.in[2]->data<T>();
+    T* out = y.data<T>();
+    rows_in_batches<T>(B, H, [&](int64_t r, auto ld, auto st) {
+      const T* ar = a + r * 4 * H;
+      const Batch one(1);
+      const Batch i = sigm(ld(ar)), f = sigm(ld(ar + H)), o = sigm(ld(ar + 2 * H));
+      const Batch g = xsimd::tanh(ld(ar + 3 * H));
+      const Batch c_prev = ld(cp + r * H);
+      const Batch tc = xsimd::tanh(f * c_prev + i * g);
+      const Batch h_bar = ld(yb + (B + r) * H);
+      const Batch c_bar = ld(yb + r * H) + h_bar * o * (one - tc * tc);  // through h = o tanh(c) too
+      T* o_r = out + r * 4 * H;
+      st(o_r, c_bar * g * i * (one - i));
+      st(o_r + H, c_bar * c_prev * f * (one - f));
+      st(o_r + 2 * H, h_bar * tc * o * (one - o));
+      st(o_r + 3 * H, c_bar * i * (one - g * g));
+      st(out + (4 * B + r) * H, c_bar * f);
+    });
+  });
+  return y;
+}
+
+struct Gates {
+  Var i, f, o, g;
+};
+Gates gates(Var a, Site s) {
+  std::vector<Var> p = split(a, 1, 4, s);
+  return {logistic(p[0], s), logistic(p[1], s), logistic(p[2], s), tanh(p[3], s)};
+}
+Var d_logistic(Var y, Site s) { return mul(y, 1.0 - VarAt(y, s), s); }  // y (1 - y)
+Var d_tanh(Var y, Site s) { return 1.0 - VarAt(square(y, s), s); }      // 1 - y^2
+
+// lstm_cell's tangent [dc; dh], ordinary ops. Factors that depend on the primal only (f, g i(1-i), ...)
+// are separate nodes, so a cached linearization evaluates them once and each call runs the products.
+Var cell_jvp(const RuleArgs& r, std::span<const Var> d) {
+  const Site s = r.site;
+  const int64_t B = r.x[1].shape()[0];
+  const Gates q = gates(r.x[0], s);
+  const Var c_prev = r.x[1];
+  const Var tc = tanh(slice(r.y, 0, 0, B, s), s);
+  Var dc = mul(q.f, d[1], s);
+  Var dh;
+  if (!d[0].empty()) {
+    std::vector<Var> da = split(d[0], 1, 4, s);
+    dc = add(dc, mul(mul(q.g, d_logistic(q.i, s), s), da[0], s), s);
+    dc = add(dc, mul(mul(c_prev, d_logistic(q.f, s), s), da[1], s), s);
+    dc = add(dc, mul(mul(q.i, d_tanh(q.g, s), s), da[3], s), s);
+    dh = mul(mul(tc, d_logistic(q.o, s), s), da[2], s);
+  }
+  dh = add(dh, mul(mul(q.o, d_tanh(tc, s), s), dc, s), s);
+  const Var parts[] = {dc, dh};
+  return concat(parts, 0, s);
+}
+
+void cell_vjp(const RuleArgs& r, Var y_bar, std::span<const bool> need, std::span<Var> x_bar) {
+  const int64_t B = r.x[1].shape()[0], H = r.x[1].shape()[1];
+  const Var both = lstm_cell_vjp(r.x[0], r.x[1], y_bar, r.site);
+  if (need[0]) x_bar[0] = reshape(slice(both, 0, 0, 4 * B, r.site), {B, 4 * H}, r.site);
+  if (need[1]) x_bar[1] = slice(both, 0, 4 * B, 5 * B, r.site);
+}
+
+// lstm_cell_vjp as a graph of ordinary ops: what its own rules differentiate.
+Var cell_backward_reference(Var a, Var c_prev, Var y_bar, Site s) {
+  const int64_t B = c_prev.shape()[0], H = c_prev.shape()[1];
+  const Gates q = gates(a, s);
+  const Var tc = tanh(add(mul(q.f, c_prev, s), mul(q.i, q.g, s), s), s);
+  const Var h_bar = slice(y_bar, 0, B, 2 * B, s);
+  const Var c_bar = add(slice(y_bar, 0, 0, B, s), mul(mul(h_bar, q.o, s), d_tanh(tc, s), s), s);
+  const Var a_bar[] = {mul(mul(c_bar, q.g, s), d_logistic(q.i, s), s), mul(mul(c_bar, c_prev, s), d_logistic(q.f, s), s),
+                       mul(mul(h_bar, tc, s), d_logistic(q.o, s), s), mul(mul(c_bar, q.i, s), d_tanh(q.g, s), s)};
+  const Var parts[] = {reshape(concat(a_bar, 1, s), {4 * B, H}, s), mul(c_bar, q.f, s)};
+  return concat(parts, 0, s);
+}
+
+Var backward_jvp(const RuleArgs& r, std::span<const Var> d) {
+  const Var ref = cell_backward_reference(r.x[0], r.x[1], r.x[2], r.site);
+  return ad::jvp(std::span<const Var>(&ref, 1), r.x, d)[0];
+}
+
+void backward_vjp(const RuleArgs& r, Var y_bar, std::span<const bool> need, std::span<Var> x_bar) {
+  const ad::Seed seed{cell_backward_reference(r.x[0], r.x[1], r.x[2], r.site), y_bar};
+  // independent: the inputs are this node's arguments, whatever connects them further up the tape
+  const std::vector<Var> g = ad::vjp(std::span<const ad::Seed>(&seed, 1), r.x, true);
+  for (size_t i = 0; i < g.size(); ++i)
+    if (need[i]) x_bar[i] = g[i];
+}
+
+}  // namespace
+
+// [a [B,4H], c_prev [B,H]] -> [c; h] [2B,H]   (gate order i, f, o, g)
+const Primitive lstm_cell_p{"lstm_cell", 2,
+                            [](std::span<const Shape> s, const Attrs&) {
+                              const Dims d = check_cell(s);
+                              return Shape{2 * d.B, d.H};
+                            },
+                            cell_forward, cell_jvp, cell_vjp};
+
+// [a, c_prev, y_bar [2B,H]] -> [a_bar as [4B,H]; c_prev_bar] [5B,H]
+const Primitive lstm_cell_vjp_p{"lstm_cell_vjp", 3,
+                                [](std::span<const Shape> s, const Attrs&) {
+                                  const Dims d = check_cell(s);
+                                  if (s[2] != Shape{2 * d.B, d.H})
+                                    fail(fmt::format("y_bar must be [{},{}]", 2 * d.B, d.H));
+                                  return Shape{5 * d.B, d.H};
+                                },
+                                cell_backward, backward_jvp, backward_vjp};
+
+Var lstm_cell(Var a, Var c_prev, Site s) { return make(lstm_cell_p, {a, c_prev}, {}, s); }
+Var lstm_cell_vjp(Var a, Var c_prev, Var y_bar, Site s) { return make(lstm_cell_vjp_p, {a, c_prev, y_bar}, {}, s); }
+
+void register_fused(std::vector<const Primitive*>& r) {
+  r.push_back(&lstm_cell_p);
+  r.push_back(&lstm_cell_vjp_p);
+}
+
+}  // namespace tg::ops
