@@ -2,9 +2,11 @@
 // h = o tanh(c)) as one pass over the gate pre-activations, forward and backward. Unfused it is four
 // slices and a dozen elementwise nodes per step, each allocating and sweeping its own [B,H] buffer.
 //
-// Rules stay graphs: lstm_cell's JVP is a graph of ordinary ops (whose primal-only factors a cached
-// linearization evaluates once); its VJP is the fused op lstm_cell_vjp, whose own rules differentiate
-// a reference graph of ordinary ops computing the same thing, so second order works through it.
+// Rules stay graphs: lstm_cell's JVP is the fused op lstm_cell_jvp applied to factors built from
+// ordinary ops (a cached linearization evaluates them once), its VJP the fused op lstm_cell_vjp (or,
+// in a linearization's segment, lstm_cell_transpose of the same factors). The rules of these fused
+// ops differentiate reference graphs of ordinary ops computing the same thing, so second order
+// works through them.
 //
 // Outputs stack their parts along axis 0 ([c; h], [a_bar; c_prev_bar]): slicing a leading block is a
 // view of the buffer (no copy), where splitting along axis 1 would copy every part.
@@ -116,6 +118,52 @@ Tensor cell_backward(const EvalArgs& e) {
   return y;
 }
 
+// [k = six [B,H] factor blocks, da [B,4H], dc_prev] -> [dc; dh] (see cell_jvp): multiply-adds only.
+Tensor cell_tangent(const EvalArgs& e) {
+  const int64_t B = e.in[2]->shape()[0], H = e.in[2]->shape()[1];
+  Tensor y = Tensor::empty(e.shape, e.dtype);
+  TG_DISPATCH(e.dtype, T, {
+    const T* k = e.in[0]->data<T>();
+    const T* da = e.in[1]->data<T>();
+    const T* dcp = e.in[2]->data<T>();
+    T* out = y.data<T>();
+    const int64_t blk = B * H;
+    rows_in_batches<T>(B, H, [&](int64_t r, auto ld, auto st) {
+      const T* kr = k + r * H;
+      const T* dr = da + r * 4 * H;
+      const auto dc = ld(kr) * ld(dr) + ld(kr + blk) * ld(dr + H) + ld(kr + 2 * blk) * ld(dr + 3 * H) +
+                      ld(kr + 3 * blk) * ld(dcp + r * H);
+      st(out + r * H, dc);
+      st(out + (B + r) * H, ld(kr + 4 * blk) * dc + ld(kr + 5 * blk) * ld(dr + 2 * H));
+    });
+  });
+  return y;
+}
+
+// [k, y_bar = [c_bar; h_bar]] -> [a_bar (as [B,4H]); c_prev_bar]: the transpose of cell_tangent.
+Tensor cell_transpose(const EvalArgs& e) {
+  const int64_t B = e.in[1]->shape()[0] / 2, H = e.in[1]->shape()[1];
+  Tensor y = Tensor::empty(e.shape, e.dtype);
+  TG_DISPATCH(e.dtype, T, {
+    const T* k = e.in[0]->data<T>();
+    const T* yb = e.in[1]->data<T>();
+    T* out = y.data<T>();
+    const int64_t blk = B * H;
+    rows_in_batches<T>(B, H, [&](int64_t r, auto ld, auto st) {
+      const T* kr = k + r * H;
+      const auto h_bar = ld(yb + (B + r) * H);
+      const auto c_bar = ld(yb + r * H) + ld(kr + 4 * blk) * h_bar;
+      T* o_r = out + r * 4 * H;
+      st(o_r, ld(kr) * c_bar);
+      st(o_r + H, ld(kr + blk) * c_bar);
+      st(o_r + 2 * H, ld(kr + 5 * blk) * h_bar);
+      st(o_r + 3 * H, ld(kr + 2 * blk) * c_bar);
+      st(out + (4 * B + r) * H, ld(kr + 3 * blk) * c_bar);
+    });
+  });
+  return y;
+}
+
 struct Gates {
   Var i, f, o, g;
 };
@@ -126,37 +174,39 @@ Gates gates(Var a, Site s) {
 Var d_logistic(Var y, Site s) { return mul(y, 1.0 - VarAt(y, s), s); }  // y (1 - y)
 Var d_tanh(Var y, Site s) { return 1.0 - VarAt(square(y, s), s); }      // 1 - y^2
 
-// lstm_cell's tangent [dc; dh], ordinary ops. Factors that depend on the primal only (f, g i(1-i), ...)
-// are separate nodes, so a cached linearization evaluates them once and each call runs the products.
-Var cell_jvp(const RuleArgs& r, std::span<const Var> d) {
-  const Site s = r.site;
-  const int64_t B = r.x[1].shape()[0];
-  const Gates q = gates(r.x[0], s);
-  const Var c_prev = r.x[1];
-  const Var tc = tanh(slice(r.y, 0, 0, B, s), s);
-  Var dc = mul(q.f, d[1], s);
-  Var dh;
-  if (!d[0].empty()) {
-    std::vector<Var> da = split(d[0], 1, 4, s);
-    dc = add(dc, mul(mul(q.g, d_logistic(q.i, s), s), da[0], s), s);
-    dc = add(dc, mul(mul(c_prev, d_logistic(q.f, s), s), da[1], s), s);
-    dc = add(dc, mul(mul(q.i, d_tanh(q.g, s), s), da[3], s), s);
-    dh = mul(mul(tc, d_logistic(q.o, s), s), da[2], s);
-  }
-  dh = add(dh, mul(mul(q.o, d_tanh(tc, s), s), dc, s), s);
-  const Var parts[] = {dc, dh};
-  return concat(parts, 0, s);
+// lstm_cell's tangent: lstm_cell_jvp of the factors of the linear map (a, c_prev) -> (c, h), which
+// depend on the primal only (ordinary ops: a cached linearization evaluates them once, and each call
+// runs one multiply-add pass):  dc = k0 da_i + k1 da_f + k2 da_g + k3 dc_prev,  dh = k4 dc + k5 da_o.
+Var cell_factors(Var a, Var c_prev, Var y, Site s) {
+  const int64_t B = c_prev.shape()[0];
+  const Gates q = gates(a, s);
+  const Var tc = tanh(slice(y, 0, 0, B, s), s);
+  const Var k[] = {mul(q.g, d_logistic(q.i, s), s), mul(c_prev, d_logistic(q.f, s), s), mul(q.i, d_tanh(q.g, s), s),
+                   q.f, mul(q.o, d_tanh(tc, s), s), mul(tc, d_logistic(q.o, s), s)};
+  return concat(k, 0, s);
 }
 
+Var cell_jvp(const RuleArgs& r, std::span<const Var> d) {
+  const Var da = d[0].empty() ? zeros_like(r.x[0], r.site) : d[0];
+  const Var dc_prev = d[1].empty() ? zeros_like(r.x[1], r.site) : d[1];
+  return lstm_cell_jvp(cell_factors(r.x[0], r.x[1], r.y, r.site), da, dc_prev, r.site);
+}
+
+// A cotangent that depends on a placeholder belongs to a linearization's segment, which runs many
+// times: there the primal-only factors (evaluated once) and a multiply pass beat recomputing the gates
+// on every call. A one-off reverse sweep recomputes them in one pass instead.
 void cell_vjp(const RuleArgs& r, Var y_bar, std::span<const bool> need, std::span<Var> x_bar) {
   const int64_t B = r.x[1].shape()[0], H = r.x[1].shape()[1];
-  const Var both = lstm_cell_vjp(r.x[0], r.x[1], y_bar, r.site);
+  const bool reused = y_bar.graph()->node(y_bar.id()).dynamic;
+  const Var both = reused ? lstm_cell_transpose(cell_factors(r.x[0], r.x[1], r.y, r.site), y_bar, r.site)
+                          : lstm_cell_vjp(r.x[0], r.x[1], y_bar, r.site);
   if (need[0]) x_bar[0] = reshape(slice(both, 0, 0, 4 * B, r.site), {B, 4 * H}, r.site);
   if (need[1]) x_bar[1] = slice(both, 0, 4 * B, 5 * B, r.site);
 }
 
 // lstm_cell_vjp as a graph of ordinary ops: what its own rules differentiate.
-Var cell_backward_reference(Var a, Var c_prev, Var y_bar, Site s) {
+Var cell_backward_reference(std::span<const Var> x, Site s) {
+  const Var a = x[0], c_prev = x[1], y_bar = x[2];
   const int64_t B = c_prev.shape()[0], H = c_prev.shape()[1];
   const Gates q = gates(a, s);
   const Var tc = tanh(add(mul(q.f, c_prev, s), mul(q.i, q.g, s), s), s);
@@ -168,14 +218,37 @@ Var cell_backward_reference(Var a, Var c_prev, Var y_bar, Site s) {
   return concat(parts, 0, s);
 }
 
-Var backward_jvp(const RuleArgs& r, std::span<const Var> d) {
-  const Var ref = cell_backward_reference(r.x[0], r.x[1], r.x[2], r.site);
-  return ad::jvp(std::span<const Var>(&ref, 1), r.x, d)[0];
+// lstm_cell_jvp as a graph of ordinary ops.
+Var cell_tangent_reference(std::span<const Var> x, Site s) {
+  const Var dc_prev = x[2];
+  const std::vector<Var> f = split(x[0], 0, 6, s), d = split(x[1], 1, 4, s);
+  const Var dc = add(add(mul(f[0], d[0], s), mul(f[1], d[1], s), s),
+                     add(mul(f[2], d[3], s), mul(f[3], dc_prev, s), s), s);
+  const Var parts[] = {dc, add(mul(f[4], dc, s), mul(f[5], d[2], s), s)};
+  return concat(parts, 0, s);
 }
 
-void backward_vjp(const RuleArgs& r, Var y_bar, std::span<const bool> need, std::span<Var> x_bar) {
-  const ad::Seed seed{cell_backward_reference(r.x[0], r.x[1], r.x[2], r.site), y_bar};
-  // independent: the inputs are this node's arguments, whatever connects them further up the tape
+// lstm_cell_transpose as a graph of ordinary ops.
+Var cell_transpose_reference(std::span<const Var> x, Site s) {
+  const int64_t B = x[1].shape()[0] / 2, H = x[1].shape()[1];
+  const std::vector<Var> f = split(x[0], 0, 6, s);
+  const Var h_bar = slice(x[1], 0, B, 2 * B, s);
+  const Var c_bar = add(slice(x[1], 0, 0, B, s), mul(f[4], h_bar, s), s);
+  const Var a_bar[] = {mul(f[0], c_bar, s), mul(f[1], c_bar, s), mul(f[5], h_bar, s), mul(f[2], c_bar, s)};
+  const Var parts[] = {reshape(concat(a_bar, 1, s), {4 * B, H}, s), mul(f[3], c_bar, s)};
+  return concat(parts, 0, s);
+}
+
+// The rules of a fused op with a reference graph: the derivatives of that graph, its inputs taken as
+// independent variables (whatever connects them further up the tape).
+template <Var (*Reference)(std::span<const Var>, Site)>
+Var reference_jvp(const RuleArgs& r, std::span<const Var> d) {
+  const Var ref = Reference(r.x, r.site);
+  return ad::jvp(std::span<const Var>(&ref, 1), r.x, d)[0];
+}
+template <Var (*Reference)(std::span<const Var>, Site)>
+void reference_vjp(const RuleArgs& r, Var y_bar, std::span<const bool> need, std::span<Var> x_bar) {
+  const ad::Seed seed{Reference(r.x, r.site), y_bar};
   const std::vector<Var> g = ad::vjp(std::span<const ad::Seed>(&seed, 1), r.x, true);
   for (size_t i = 0; i < g.size(); ++i)
     if (need[i]) x_bar[i] = g[i];
@@ -199,14 +272,42 @@ const Primitive lstm_cell_vjp_p{"lstm_cell_vjp", 3,
                                     fail(fmt::format("y_bar must be [{},{}]", 2 * d.B, d.H));
                                   return Shape{5 * d.B, d.H};
                                 },
-                                cell_backward, backward_jvp, backward_vjp};
+                                cell_backward, reference_jvp<cell_backward_reference>,
+                                reference_vjp<cell_backward_reference>};
+
+// [k [6B,H], da [B,4H], dc_prev [B,H]] -> [dc; dh] [2B,H]
+const Primitive lstm_cell_jvp_p{"lstm_cell_jvp", 3,
+                                [](std::span<const Shape> s, const Attrs&) {
+                                  if (s[2].rank() != 2) fail("dc_prev must be [B,H]");
+                                  const int64_t B = s[2][0], H = s[2][1];
+                                  if (s[0] != Shape{6 * B, H}) fail(fmt::format("k must be [{},{}]", 6 * B, H));
+                                  if (s[1] != Shape{B, 4 * H}) fail(fmt::format("da must be [{},{}]", B, 4 * H));
+                                  return Shape{2 * B, H};
+                                },
+                                cell_tangent, reference_jvp<cell_tangent_reference>,
+                                reference_vjp<cell_tangent_reference>};
+
+// [k [6B,H], y_bar [2B,H]] -> [a_bar as [4B,H]; c_prev_bar] [5B,H]
+const Primitive lstm_cell_transpose_p{"lstm_cell_transpose", 2,
+                                      [](std::span<const Shape> s, const Attrs&) {
+                                        if (s[1].rank() != 2 || s[1][0] % 2 != 0) fail("y_bar must be [2B,H]");
+                                        const int64_t B = s[1][0] / 2, H = s[1][1];
+                                        if (s[0] != Shape{6 * B, H}) fail(fmt::format("k must be [{},{}]", 6 * B, H));
+                                        return Shape{5 * B, H};
+                                      },
+                                      cell_transpose, reference_jvp<cell_transpose_reference>,
+                                      reference_vjp<cell_transpose_reference>};
 
 Var lstm_cell(Var a, Var c_prev, Site s) { return make(lstm_cell_p, {a, c_prev}, {}, s); }
 Var lstm_cell_vjp(Var a, Var c_prev, Var y_bar, Site s) { return make(lstm_cell_vjp_p, {a, c_prev, y_bar}, {}, s); }
+Var lstm_cell_jvp(Var k, Var da, Var dc_prev, Site s) { return make(lstm_cell_jvp_p, {k, da, dc_prev}, {}, s); }
+Var lstm_cell_transpose(Var k, Var y_bar, Site s) { return make(lstm_cell_transpose_p, {k, y_bar}, {}, s); }
 
 void register_fused(std::vector<const Primitive*>& r) {
   r.push_back(&lstm_cell_p);
   r.push_back(&lstm_cell_vjp_p);
+  r.push_back(&lstm_cell_jvp_p);
+  r.push_back(&lstm_cell_transpose_p);
 }
 
 }  // namespace tg::ops

@@ -82,6 +82,11 @@ Var lstm_cell(Var a, Var c_prev, Site site = Site::current());
 // lstm_cell's VJP: y_bar [2B,H] -> [5B,H], rows [0,4B) the cotangent of a (reshape to [B,4H]),
 // rows [4B,5B) that of c_prev.
 Var lstm_cell_vjp(Var a, Var c_prev, Var y_bar, Site site = Site::current());
+// lstm_cell's JVP given the factors k [6B,H] of its linear map (six [B,H] blocks k0..k5):
+// [dc; dh] with dc = k0 da_i + k1 da_f + k2 da_g + k3 dc_prev, dh = k4 dc + k5 da_o.
+Var lstm_cell_jvp(Var k, Var da, Var dc_prev, Site site = Site::current());
+// Its transpose in (da, dc_prev): y_bar [2B,H] -> [5B,H] laid out as lstm_cell_vjp's result.
+Var lstm_cell_transpose(Var k, Var y_bar, Site site = Site::current());
 
 // ---- composites (no derivative code: the engine differentiates them) ---------------------------
 Var softmax(Var x, int axis = -1, Site site = Site::current());

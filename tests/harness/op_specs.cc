@@ -87,6 +87,12 @@ const std::vector<OpSpec>& op_specs() {
       {"lstm_cell_vjp", {{3, 20}, {3, 5}, {6, 5}}, -2, 2, [](Graph&, In x) {
          return V{ops::lstm_cell_vjp(x[0], x[1], x[2])};
        }},
+      {"lstm_cell_jvp", {{18, 5}, {3, 20}, {3, 5}}, -2, 2, [](Graph&, In x) {
+         return V{ops::lstm_cell_jvp(x[0], x[1], x[2])};
+       }},
+      {"lstm_cell_transpose", {{18, 5}, {6, 5}}, -2, 2, [](Graph&, In x) {
+         return V{ops::lstm_cell_transpose(x[0], x[1])};
+       }},
       // composites
       {"mean", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mean(ops::square(x[0]))}; }},
       {"mean_axis", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mean(x[0], 0), ops::mean(x[0], 1, true)}; }},
