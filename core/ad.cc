@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 
 #include "core/error.h"
@@ -44,6 +45,26 @@ struct Contributions {
   }
 };
 
+// The regroupings of one sweep often concatenate the same cotangents (an LSTM's gate cotangents are
+// an operand of W_gh's product and the rows of W_gx's scatter): one concat node serves them all.
+class ConcatCache {
+ public:
+  Var concat(const std::vector<Var>& xs, int axis, Site site) {
+    std::vector<int32_t> key;
+    key.reserve(xs.size() + 1);
+    key.push_back(axis);
+    for (const Var& v : xs) key.push_back(v.id());
+    auto it = made_.find(key);
+    if (it != made_.end()) return it->second;
+    Var c = ops::concat(xs, axis, site);
+    made_.emplace(std::move(key), c);
+    return c;
+  }
+
+ private:
+  std::map<std::vector<int32_t>, Var> made_;
+};
+
 const Primitive* prim_named(const char* name) {
   const Primitive* p = ops::find_primitive(name);
   TG_ASSERT(p != nullptr, "primitive {} is not registered", name);
@@ -58,7 +79,7 @@ const Primitive* prim_named(const char* name) {
 //   sum_t scatter_add_rows(x_t, i_t)   = scatter_add_rows([x_t], [i_t])
 //   sum_t pad(x_t), disjoint ranges    = concat of the pieces, zeros in the gaps (an LSTM's four gates)
 // The products are only regrouped when copying the operands costs less than the adds it saves.
-Var sum_contributions(Graph& g, Contributions& c, int32_t fresh) {
+Var sum_contributions(Graph& g, Contributions& c, int32_t fresh, ConcatCache& concats) {
   if (c.more.empty()) return c.first;
   static const Primitive* matmul_p = prim_named("matmul");
   static const Primitive* scatter_p = prim_named("scatter_add_rows");
@@ -96,7 +117,7 @@ Var sum_contributions(Graph& g, Contributions& c, int32_t fresh) {
       used[i] = 1;
     }
     const Site site = g.node(parts[group[0]].id()).site;
-    sums.push_back(ops::matmul(ops::concat(as, ta ? 0 : 1, site), ops::concat(bs, tb ? 1 : 0, site), ta, tb, site));
+    sums.push_back(ops::matmul(concats.concat(as, ta ? 0 : 1, site), concats.concat(bs, tb ? 1 : 0, site), ta, tb, site));
   }
 
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -116,7 +137,7 @@ Var sum_contributions(Graph& g, Contributions& c, int32_t fresh) {
       used[j] = 1;
     }
     const Site site = lead->site;
-    sums.push_back(ops::scatter_add_rows(ops::concat(xs, 0, site), ops::make_index(std::move(index)), rows, site));
+    sums.push_back(ops::scatter_add_rows(concats.concat(xs, 0, site), ops::make_index(std::move(index)), rows, site));
   }
 
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -290,6 +311,7 @@ std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool
   const int32_t fresh = g.size();
   DeferEvaluation defer(g);
   std::vector<Contributions> cot(n);
+  ConcatCache concats;
   for (const Seed& s : seeds) {
     if (s.at.empty() || s.cotangent.empty() || s.at.id() < lo) continue;
     size_t k = static_cast<size_t>(s.at.id() - lo);
@@ -316,7 +338,7 @@ std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool
       any |= need[i];
     }
     if (!any) continue;
-    Var y_bar = sum_contributions(g, cot[k], fresh);
+    Var y_bar = sum_contributions(g, cot[k], fresh, concats);
     RuleCall c = rule_call(g, id);
     xbar.assign(c.x.size(), Var());
     c.prim->vjp(RuleArgs{c.x, Var(&g, id), c.attrs, c.site}, y_bar, std::span<const bool>(need.get(), arity), xbar);
@@ -329,7 +351,7 @@ std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool
   for (size_t i = 0; i < wrt.size(); ++i)
     if (!wrt[i].empty() && wrt[i].id() <= hi) {
       Contributions& c = cot[wrt[i].id() - lo];
-      if (!c.empty()) result[i] = sum_contributions(g, c, fresh);
+      if (!c.empty()) result[i] = sum_contributions(g, c, fresh, concats);
     }
   // Known results get their values now, as eager nodes would have (and only what they need runs).
   g.evaluate_pending(result);

@@ -29,6 +29,19 @@ LstmMemory lstm_memory(const LstmVariant& v, std::span<const Var> a, Var c_prev,
   return {};
 }
 
+LstmMemory lstm_memory(const LstmVariant& v, Var a, Var c_prev, Var w_ci, Var w_cf, Var w_co) {
+  const bool standard = v.forget_gate && v.tanh_cell_input && v.output == LstmVariant::Output::gate_times_tanh &&
+                        w_ci.empty() && w_cf.empty() && w_co.empty();
+  if (!standard) {
+    std::vector<Var> gates = ops::split(a, 1, static_cast<int>(v.gates()));
+    return lstm_memory(v, gates, c_prev, w_ci, w_cf, w_co);
+  }
+  const int64_t B = c_prev.shape()[0];
+  Var ch = ops::lstm_cell(a, c_prev);
+  Var c = ops::slice(ch, 0, 0, B), h = ops::slice(ch, 0, B, 2 * B);
+  return {c, h, c};
+}
+
 Init lstm_bias_init(const LstmVariant& v, int64_t hidden, double forget_bias) {
   return [v, hidden, forget_bias](Tensor& b, Rng&) {
     b.fill(0);
@@ -56,8 +69,7 @@ Step LstmCell::step(Graph& g, const StepInput& x, const State& s) const {
   Var a = project(g, x, w_gx_) + ops::matmul(s[0], g[w_gh_]);
   if (b_g_.index >= 0) a = a + g[b_g_];
   auto peep = [&](ParamId w) { return w.index >= 0 ? g[w] : Var{}; };
-  std::vector<Var> gates = ops::split(a, 1, static_cast<int>(variant_.gates()));
-  LstmMemory m = lstm_memory(variant_, gates, s[1], peep(w_ci_), peep(w_cf_), peep(w_co_));
+  LstmMemory m = lstm_memory(variant_, a, s[1], peep(w_ci_), peep(w_cf_), peep(w_co_));
   return {{m.h, m.c}, m.preact};
 }
 

@@ -42,6 +42,9 @@ struct LstmMemory {
 };
 LstmMemory lstm_memory(const LstmVariant& v, std::span<const Var> a, Var c_prev, Var w_ci = {}, Var w_cf = {},
                        Var w_co = {});
+// The same from the whole pre-activation [B, G·H]. The standard variant without peepholes runs as one
+// fused op (ops::lstm_cell); the others split a and take the path above.
+LstmMemory lstm_memory(const LstmVariant& v, Var a, Var c_prev, Var w_ci = {}, Var w_cf = {}, Var w_co = {});
 
 // b_g [G·H]: zeros with the forget slice at `forget_bias`.
 Init lstm_bias_init(const LstmVariant& v, int64_t hidden, double forget_bias);

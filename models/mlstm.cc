@@ -18,8 +18,7 @@ Step MlstmCell::step(Graph& g, const StepInput& x, const State& s) const {
   Var m = ops::matmul(s[0], g[w_mh_]) * project(g, x, w_mx_);
   Var a = project(g, x, w_gx_) + ops::matmul(m, g[w_gm_]);
   if (b_g_.index >= 0) a = a + g[b_g_];
-  std::vector<Var> gates = ops::split(a, 1, static_cast<int>(variant_.gates()));
-  LstmMemory mem = lstm_memory(variant_, gates, s[1]);
+  LstmMemory mem = lstm_memory(variant_, a, s[1]);
   return {{mem.h, mem.c}, mem.preact};
 }
 

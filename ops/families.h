@@ -11,4 +11,5 @@ void register_elementwise(std::vector<const Primitive*>& r);
 void register_linalg(std::vector<const Primitive*>& r);
 void register_reduce(std::vector<const Primitive*>& r);
 void register_shape(std::vector<const Primitive*>& r);
+void register_fused(std::vector<const Primitive*>& r);  // fused cells (ops/lstm_cell.cc)
 }  // namespace tg::ops

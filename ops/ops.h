@@ -74,6 +74,20 @@ Var scatter_add_rows(Var x, Index idx, int64_t rows, Site site = Site::current()
 Var where(Var cond, Var a, Var b, Site site = Site::current());  // cond ? a : b, all one shape, cond 0/1
 Var stop_gradient(Var x, Site site = Site::current());           // identity, zero derivative
 
+// ---- fused cells ---------------------------------------------------------------------------
+// The standard LSTM memory update in one pass. a [B,4H] holds the gate pre-activations [i, f, o, g],
+// c_prev [B,H]; the result [2B,H] stacks c = σ(a_f) c_prev + σ(a_i) tanh(a_g) (rows [0,B)) and
+// h = σ(a_o) tanh(c) (rows [B,2B)): slice(y, 0, 0, B) and slice(y, 0, B, 2B) are views, not copies.
+Var lstm_cell(Var a, Var c_prev, Site site = Site::current());
+// lstm_cell's VJP: y_bar [2B,H] -> [5B,H], rows [0,4B) the cotangent of a (reshape to [B,4H]),
+// rows [4B,5B) that of c_prev.
+Var lstm_cell_vjp(Var a, Var c_prev, Var y_bar, Site site = Site::current());
+// lstm_cell's JVP given the factors k [6B,H] of its linear map (six [B,H] blocks k0..k5):
+// [dc; dh] with dc = k0 da_i + k1 da_f + k2 da_g + k3 dc_prev, dh = k4 dc + k5 da_o.
+Var lstm_cell_jvp(Var k, Var da, Var dc_prev, Site site = Site::current());
+// Its transpose in (da, dc_prev): y_bar [2B,H] -> [5B,H] laid out as lstm_cell_vjp's result.
+Var lstm_cell_transpose(Var k, Var y_bar, Site site = Site::current());
+
 // ---- composites (no derivative code: the engine differentiates them) ---------------------------
 Var softmax(Var x, int axis = -1, Site site = Site::current());
 Var log_softmax(Var x, int axis = -1, Site site = Site::current());

@@ -14,6 +14,7 @@ const std::vector<const Primitive*>& primitives() {
     register_linalg(r);
     register_reduce(r);
     register_shape(r);
+    register_fused(r);
     return r;
   }();
   return all;

@@ -65,8 +65,10 @@ const Primitive slice_p{
       return out;
     },
     [](const EvalArgs& a) {
-      Tensor y = Tensor::empty(a.shape, a.dtype);
       Around g = around(a.in[0]->shape(), a.attrs.axis);
+      // a block of leading rows is contiguous: share the buffer (values are never written in place)
+      if (g.outer == 1) return a.in[0]->view(a.attrs.begin * g.inner, a.shape);
+      Tensor y = Tensor::empty(a.shape, a.dtype);
       copy_along(*a.in[0], g.n, a.attrs.begin, y, a.shape[a.attrs.axis], 0, a.attrs.end - a.attrs.begin, g.outer,
                  g.inner);
       return y;

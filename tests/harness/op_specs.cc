@@ -82,6 +82,17 @@ const std::vector<OpSpec>& op_specs() {
       {"one_hot", {{3, 4}}, -1, 1, [](Graph& g, In x) {
          return V{x[0] * ops::one_hot(g, ops::make_index({3, 0, 1}), 4, DType::f64)};
        }},
+      // fused cells (H = 5: one full SIMD batch of doubles and a tail)
+      {"lstm_cell", {{3, 20}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::lstm_cell(x[0], x[1])}; }},
+      {"lstm_cell_vjp", {{3, 20}, {3, 5}, {6, 5}}, -2, 2, [](Graph&, In x) {
+         return V{ops::lstm_cell_vjp(x[0], x[1], x[2])};
+       }},
+      {"lstm_cell_jvp", {{18, 5}, {3, 20}, {3, 5}}, -2, 2, [](Graph&, In x) {
+         return V{ops::lstm_cell_jvp(x[0], x[1], x[2])};
+       }},
+      {"lstm_cell_transpose", {{18, 5}, {6, 5}}, -2, 2, [](Graph&, In x) {
+         return V{ops::lstm_cell_transpose(x[0], x[1])};
+       }},
       // composites
       {"mean", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mean(ops::square(x[0]))}; }},
       {"mean_axis", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mean(x[0], 0), ops::mean(x[0], 1, true)}; }},

@@ -2,6 +2,9 @@
 // the gates in the order [i, f, o, g] (no f without a forget gate), H columns each.
 #include <gtest/gtest.h>
 
+#include "core/ad.h"
+#include "models/lstm.h"
+#include "tests/harness/gradcheck.h"
 #include "tests/models/reference.h"
 
 namespace tg::reference {
@@ -157,6 +160,34 @@ TEST(LstmForward, ForgetBiasInitialValue) {
   auto s = models::find("lstm_sutskever").make(models::resolve(models::find("lstm_sutskever"), {{"vocab", 4}}),
                                                DType::f64, rng);
   for (double v : vec(*s, "lstm_sutskever/b_f")) EXPECT_EQ(v, 3.0);  // "added 3.0 to the biases of the forget gates"
+}
+
+// The standard cell runs fused (ops::lstm_cell); the general path builds it from ordinary ops. Both
+// must give one memory update: values and gradients, float32, to float tolerance.
+TEST(LstmForward, FusedStandardCellMatchesTheGeneralPath) {
+  const int64_t B = 5, H = 19;
+  const models::LstmVariant v;
+  Graph g;
+  auto data = [&](Shape s, double lo, double hi, uint64_t seed) {
+    return g.input(check::random_inputs({s}, lo, hi, seed)[0].astype(DType::f32));
+  };
+  Var a = data({B, 4 * H}, -3, 3, 11), c_prev = data({B, H}, -2, 2, 12);
+  const models::LstmMemory fused = models::lstm_memory(v, a, c_prev);
+  const std::vector<Var> gates = ops::split(a, 1, 4);
+  const models::LstmMemory plain = models::lstm_memory(v, std::span<const Var>(gates), c_prev);
+  EXPECT_NE(g.node(fused.h.id()).prim, g.node(plain.h.id()).prim) << "the two paths should differ";
+  Var wc = data({B, H}, -1, 1, 13), wh = data({B, H}, -1, 1, 14);
+  auto loss = [&](const models::LstmMemory& m) { return ops::sum(m.c * wc + m.h * wh + ops::square(m.preact)); };
+  const Var wrt[] = {a, c_prev};
+  const std::vector<Var> gf = ad::grad(loss(fused), wrt), gp = ad::grad(loss(plain), wrt);
+  auto close = [](Var x, Var y, const char* what) {
+    for (int64_t k = 0; k < x.value().size(); ++k)
+      ASSERT_NEAR(x.value().at(k), y.value().at(k), 2e-6) << what << " at " << k;
+  };
+  close(fused.c, plain.c, "c");
+  close(fused.h, plain.h, "h");
+  close(gf[0], gp[0], "d/da");
+  close(gf[1], gp[1], "d/dc_prev");
 }
 
 }  // namespace

@@ -17,9 +17,8 @@ constexpr int64_t kV = 5, kH = 4, kB = 1, kT = 6;
 
 // A tiny LSTM over symbols, logits of every step concatenated. Sizes are chosen so that every
 // regrouping applies: the weights' per-step products are cheaper to concatenate than to add up.
-std::vector<Var> lstm_logits(Graph&, std::span<const Var> p) {
+std::vector<Var> lstm_logits_from(std::span<const Var> p, Var h, Var c) {
   Var Wx = p[0], Wh = p[1], b = p[2], Wo = p[3];
-  Var h, c;
   std::vector<Var> logits;
   for (int64_t t = 0; t < kT; ++t) {
     auto sym = ops::make_index({static_cast<int32_t>((t * 3 + 1) % kV)});
@@ -32,6 +31,7 @@ std::vector<Var> lstm_logits(Graph&, std::span<const Var> p) {
   }
   return {ops::concat(logits, 0)};
 }
+std::vector<Var> lstm_logits(Graph&, std::span<const Var> p) { return lstm_logits_from(p, {}, {}); }
 
 std::vector<Shape> lstm_shapes() { return {{kV, 4 * kH}, {kH, 4 * kH}, {4 * kH}, {kH, kV}}; }
 
@@ -57,6 +57,21 @@ TEST(RegroupedCotangents, SharedWeightGetsOneProductAndDeadContributionsNeverRun
   for (int32_t id = primal_end; id < g.size(); ++id) never_run += g.pending(id);
   EXPECT_GT(never_run, 0) << "the replaced per-step contributions are dead and stay unevaluated";
   for (const Var& v : grads) EXPECT_TRUE(v.value().all_finite());
+}
+
+TEST(RegroupedCotangents, GateCotangentsAreConcatenatedOnce) {
+  Graph g;
+  std::vector<Var> p;
+  for (const Tensor& t : check::random_inputs(lstm_shapes(), -1, 1, 6)) p.push_back(g.input(t));
+  // a zero initial state, as models have: W_h then has a product at every step, like W_x a scatter
+  Var zero = ops::fill(g, {kB, kH}, 0.0, DType::f64);
+  Var loss = ops::sum(ops::square(lstm_logits_from(p, zero, zero)[0]));
+  std::vector<Var> grads = ad::grad(loss, p);
+  const Node& wh_bar = g.node(grads[1].id());
+  const Node& wx_bar = g.node(grads[0].id());
+  ASSERT_STREQ(wh_bar.prim->name, "matmul");
+  ASSERT_STREQ(wx_bar.prim->name, "scatter_add_rows");
+  EXPECT_EQ(wx_bar.in[0], wh_bar.in[1]) << "W_x's scatter and W_h's product read one concat of the gate cotangents";
 }
 
 TEST(RegroupedCotangents, GaussNewtonSegmentRunsOnlyLiveNodes) {
