@@ -109,15 +109,18 @@ class MpiCommunicator : public Communicator {
  private:
   // Completes a non-blocking collective. The blocking ones spin at full speed while a partner is
   // late, which on a shared machine takes the CPU from the very rank being waited for; so: poll
-  // briefly (a running partner answers within microseconds), then sleep between polls.
+  // (a running partner answers within microseconds), then poll yielding the core to whatever else
+  // wants it for a few milliseconds (a sleep here added its wake-up latency to every one of HF's
+  // ~30 sums per iteration), then sleep between polls.
   static void wait(MPI_Request& req, const char* what) {
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
       int done = 0;
       check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), what);
       if (done) return;
-      if (std::chrono::steady_clock::now() - start > std::chrono::microseconds(200))
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      const auto waited = std::chrono::steady_clock::now() - start;
+      if (waited > std::chrono::milliseconds(5)) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      else if (waited > std::chrono::microseconds(200)) std::this_thread::yield();
     }
   }
   static void finalize() {

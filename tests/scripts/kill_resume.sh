@@ -13,7 +13,7 @@ if ! $PY -c "import numpy" 2>/dev/null; then echo "numpy for /usr/bin/python3 is
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OPENBLAS_NUM_THREADS=1
-STEPS=5000; [ "$OPT" = hf ] && STEPS=400
+STEPS=5000; [ "$OPT" = hf ] && STEPS=1500
 args=(--model rnn --task addition --optimizer "$OPT" --seed 7 --steps $STEPS --quiet
       --set task_options.T=20 --set model_options.hidden=32 --set batch=100 --set curvature_batch=20
       --set eval_every=5 --set eval_batch=200 --set checkpoint_every=1 --set optimizer_options.max_cg=30)
