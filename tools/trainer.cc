@@ -428,7 +428,11 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
   // nothing else for this long has diverged and only burns time.
   constexpr int64_t kMaxSkippedInARow = 200;
   int64_t skipped_in_a_row = 0;
-  for (; it < cfg.steps; ++it) {
+  // A resumed run whose CPU budget is already spent trains nothing (not even one more step).
+  const bool budget_spent = cfg.cpu_budget > 0 && trained_cpu >= cfg.cpu_budget;
+  if (budget_spent && lead && !quiet)
+    std::fprintf(stderr, "CPU budget of %.0f s already spent (%.1f s): nothing to train\n", cfg.cpu_budget, trained_cpu);
+  for (; it < cfg.steps && !budget_spent; ++it) {
     auto s0 = std::chrono::steady_clock::now();
     const double cpu0 = process_cpu_seconds();
     const double comm0 = comm.seconds();
