@@ -1,5 +1,7 @@
 #include "models/rnn.h"
 
+#include <fmt/format.h>
+
 #include "models/cell_model.h"
 
 namespace tg::models {
@@ -7,7 +9,7 @@ namespace tg::models {
 RnnCell::RnnCell(ParamBuilder& p, InputShape in, const RnnOptions& o) : hidden_(o.hidden), activation_(o.activation) {
   w_hx_ = p.input("W_hx", in.size, o.hidden);
   w_hh_ = p.recurrent("W_hh", o.hidden, o.hidden);
-  if (o.bias) b_h_ = p.add("b_h", {o.hidden}, init::zeros());
+  if (o.bias) b_h_ = p.add("b_h", {o.hidden}, o.bias_scale > 0 ? init::normal(o.bias_scale) : init::zeros());
   h0_ = InitialState(p, {{"h0", o.hidden}}, o.learned_h0);
 }
 
@@ -20,9 +22,11 @@ Step RnnCell::step(Graph& g, const StepInput& x, const State& s) const {
 ModelInfo rnn_info() {
   return cell_model_info(
       "rnn", "standard RNN: tanh / logistic / ReLU hidden units, optional hidden bias, zero or learned h0",
-      "000, 001, 002, 004", {{"hidden", 100}, {"activation", "tanh"}, {"bias", true}}, true,
+      "000, 001, 002, 004", {{"hidden", 100}, {"activation", "tanh"}, {"bias", true}, {"bias_scale", 0.0}}, true,
       [](ParamBuilder& p, const CommonOptions& c, const OptionReader& o) {
-        RnnOptions r{o.size("hidden"), read_activation(o, "activation"), o.flag("bias"), c.learned_h0};
+        RnnOptions r{o.size("hidden"), read_activation(o, "activation"), o.flag("bias"), c.learned_h0,
+                     o.number("bias_scale")};
+        if (r.bias_scale < 0) o.fail(fmt::format("option 'bias_scale' must be >= 0 (got {})", r.bias_scale));
         return std::make_unique<RnnCell>(p, c.input(), r);
       });
 }

@@ -14,6 +14,7 @@ struct RnnOptions {
   Activation activation = Activation::tanh;
   bool bias = true;         // b_h
   bool learned_h0 = false;  // else h_0 = 0
+  double bias_scale = 0;    // b_h ~ N(0, bias_scale²); 0: zeros (000 ch. 4's sparse init draws biases from N(0, 1/15))
 };
 
 class RnnCell final : public Cell {

@@ -85,5 +85,19 @@ TEST(ModelInit, ModelOptionsPickSchemesByRole) {
   EXPECT_THROW(resolve(find("mrnn"), {{"spectral_radius", 1.0}}), Error) << "mRNN has no square recurrent matrix";
 }
 
+TEST(ModelInit, RnnHiddenBiasScale) {
+  // zeros by default; bias_scale s draws b_h from N(0, s²) (the thesis's ch. 4 sparse init draws biases too)
+  const ModelInfo& info = find("rnn");
+  Rng rng(5);
+  auto zero = info.make(resolve(info, {{"vocab", 5}, {"hidden", 400}}), DType::f64, rng);
+  for (double b : zero->params().value(*zero->params().find("rnn/b_h")).to_vector()) EXPECT_EQ(b, 0);
+  auto drawn = info.make(resolve(info, {{"vocab", 5}, {"hidden", 400}, {"bias_scale", 0.25}}), DType::f64, rng);
+  const std::vector<double> b = drawn->params().value(*drawn->params().find("rnn/b_h")).to_vector();
+  double sq = 0;
+  for (double x : b) sq += x * x;
+  EXPECT_NEAR(std::sqrt(sq / static_cast<double>(b.size())), 0.25, 0.03);
+  EXPECT_THROW(info.make(resolve(info, {{"vocab", 5}, {"bias_scale", -1.0}}), DType::f64, rng), Error);
+}
+
 }  // namespace
 }  // namespace tg::models
