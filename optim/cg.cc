@@ -10,6 +10,12 @@ CgResult conjugate_gradient(const LinearOp& A, const ParamVec& b, const ParamVec
   ParamVec x = x0.clone();
   ParamVec r = A(x).axpy(-1.0, b);  // r = A x - b
   res.products = 1;
+  auto q_start = [&] { return 0.5 * x.dot(r) - 0.5 * b.dot(x); };
+  if (opt.zero_start_if_worse && !(q_start() <= 0)) {  // q(0) = 0 beats the warm start
+    x.fill(0);
+    r = b.clone().scale(-1.0);
+    res.zero_started = true;
+  }
   auto precond = [&](const ParamVec& v) { return opt.precondition ? opt.precondition(v) : v.clone(); };
   ParamVec y = precond(r);
   ParamVec p = y.clone().scale(-1.0);

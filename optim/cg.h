@@ -24,6 +24,10 @@ struct CgOptions {
   double progress_frac = 0.1;
   double residual_tol = 1e-10;  // stop when ||r|| <= residual_tol * ||b||
   double save_ratio = 1.3;      // keep iterates at i = ceil(1.3^j) (and the last) for backtracking
+  // Start from 0 instead of x0 when q(x0) > 0 = q(0) (or is not finite). CG only lowers q from its
+  // start, so a warm start that is worse than 0 can leave every iterate with q > 0: HF's ρ is then
+  // undefined, λ only grows, and the run stalls (seen on the mRNN char model).
+  bool zero_start_if_worse = false;
   // Diagonal preconditioner M (x -> M⁻¹ x); empty: none.
   std::function<ParamVec(const ParamVec&)> precondition;
   // Called after each iteration with (i, x_i, the step α_i p_i, q_i); return true to stop.
@@ -36,6 +40,7 @@ struct CgResult {
   std::vector<std::pair<int, ParamVec>> saved;  // (iteration, iterate), increasing; includes the last
   std::vector<double> q;                        // q(x_i), i = 0..iters
   std::string stop;                             // why it stopped
+  bool zero_started = false;                    // x0 was dropped for 0 (zero_start_if_worse)
   int products = 0;                             // A-products used
 };
 

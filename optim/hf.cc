@@ -74,6 +74,7 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
 
   auto ec = obj.evaluate(theta, curv_batch);
   const double fc0 = ec->value();
+  st.curv_loss = st.curv_new_loss = fc0;
   st.sequences += n_curv;
   if (!finite(fc0)) return reject("nonfinite_loss");
   const double lam = lambda_;
@@ -97,6 +98,7 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
   co.max_iters = cfg_.max_cg;
   co.min_iters = cfg_.min_cg;
   co.progress_eps = cfg_.progress_eps;
+  co.zero_start_if_worse = true;
   if (cfg_.precondition) {
     co.precondition = diagonal_preconditioner(empirical_fisher_diagonal(obj, theta, curv_batch), lam,
                                               cfg_.precondition_alpha);
@@ -156,6 +158,7 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
   CgResult cg = conjugate_gradient(B, b, x0, co);
   st.cg_iters = cg.iters;
   st.cg_stop = cg.stop;
+  st.cg_zero_start = cg.zero_started;
   prev_ = cg.x.clone();  // the next warm start is the last iterate, not the backtracked one
 
   // choose the update and its true reduction on the curvature batch
@@ -181,6 +184,7 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
   }
   // damped quadratic model at delta: gᵀδ + ½ δᵀBδ
   st.q = g.dot(delta) + 0.5 * delta.dot(B(delta));
+  st.curv_new_loss = f_new;
   st.rho = (finite(f_new) && f_new <= fc0 && st.q < 0) ? (f_new - fc0) / st.q : kNegInf;
   if (st.rho < cfg_.rho_low) lambda_ *= cfg_.lm_increase;
   else if (st.rho > cfg_.rho_high) lambda_ = std::max(cfg_.min_lambda, lambda_ * cfg_.lm_decrease);

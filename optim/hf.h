@@ -68,10 +68,13 @@ struct HfStats {
   double next_lambda = 0;
   double rho = 0;
   double q = 0;            // damped quadratic model at the chosen δ
+  double curv_loss = 0;    // f(θ) on the curvature batch: ρ's reference
+  double curv_new_loss = 0;  // f(θ + δ) on the curvature batch, at the chosen CG iterate
   double step = 0;         // line-search α (0: rejected)
   int cg_iters = 0;
   int chosen_iter = 0;     // which stored CG iterate was used
   std::string cg_stop;
+  bool cg_zero_start = false;  // the warm start had q > 0, so CG started from 0
   bool accepted = false;
   int64_t sequences = 0;   // sequences processed by this iteration (gradient, products, evaluations)
 };

@@ -63,6 +63,44 @@ TEST(ConjugateGradient, IllConditionedNeedsMoreThanNButConverges) {
   for (int n : {20, 60}) check_cg(n, 1e3, 4 * n);
 }
 
+// HF warm-starts CG from its previous solution. A start with q(x0) > 0 can keep every iterate of a
+// short run above q(0) = 0 (which made HF's ρ undefined and λ grow without end on the mRNN char model);
+// zero_start_if_worse drops such a start for 0, so every iterate has q <= 0.
+TEST(ConjugateGradient, DropsAWarmStartWorseThanZero) {
+  const int n = 50;
+  ParamSet ps = vector_space(n);
+  Rng rng(7);
+  std::vector<double> diag(n);
+  for (int i = 0; i < n; ++i) diag[i] = std::pow(1e4, double(i) / (n - 1));  // ill-conditioned diagonal A
+  LinearOp A = [&](const ParamVec& x) {
+    ParamVec y = x.clone();
+    double* ys = y.flat().data<double>();
+    for (int i = 0; i < n; ++i) ys[i] *= diag[i];
+    return y;
+  };
+  ParamVec b = ParamVec::random_normal(ps.layout(), DType::f64, rng);
+  ParamVec bad = b.clone().scale(-3.0);  // uphill and large: q(x0) = ½ x0ᵀA x0 - bᵀx0 > 0
+  CgOptions opt;
+  opt.max_iters = 3;
+  opt.progress_stop = false;
+  CgResult kept = conjugate_gradient(A, b, bad, opt);
+  EXPECT_FALSE(kept.zero_started);
+  EXPECT_GT(kept.q.front(), 0);
+  EXPECT_GT(kept.q.back(), 0) << "3 iterations from this start do not get below q(0)";
+  opt.zero_start_if_worse = true;
+  CgResult dropped = conjugate_gradient(A, b, bad, opt);
+  EXPECT_TRUE(dropped.zero_started);
+  EXPECT_EQ(dropped.q.front(), 0);
+  for (double q : dropped.q) EXPECT_LE(q, 0);
+  EXPECT_LT(dropped.q.back(), 0);
+  // a good warm start (half the solution) is kept
+  ParamVec good = b.clone();
+  for (int i = 0; i < n; ++i) good.flat().data<double>()[i] *= 0.5 / diag[i];
+  CgResult warm = conjugate_gradient(A, b, good, opt);
+  EXPECT_FALSE(warm.zero_started);
+  EXPECT_LT(warm.q.front(), 0);
+}
+
 // Logistic regression: loss = mean BCE(x w + c, y). The model is linear in its parameters, so the
 // Gauss-Newton matrix equals the Hessian and HF with λ -> 0 and enough CG steps is Newton's method.
 struct Logistic {
