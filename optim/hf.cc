@@ -98,7 +98,7 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
   co.max_iters = cfg_.max_cg;
   co.min_iters = cfg_.min_cg;
   co.progress_eps = cfg_.progress_eps;
-  co.zero_start_if_worse = true;
+  co.zero_start_if_worse = cfg_.cg_zero_start_if_worse;
   if (cfg_.precondition) {
     co.precondition = diagonal_preconditioner(empirical_fisher_diagonal(obj, theta, curv_batch), lam,
                                               cfg_.precondition_alpha);
@@ -228,6 +228,7 @@ nlohmann::json to_json(const HfConfig& c) {
   auto rule = c.rule == StepRule::cg_backtrack ? "cg_backtrack" : c.rule == StepRule::line_search_damping ? "line_search_damping" : "augmented";
   return {{"lambda", c.lambda}, {"mu", c.mu}, {"mu_times_lambda", c.mu_times_lambda}, {"curvature", curv},
           {"rule", rule}, {"max_cg", c.max_cg}, {"min_cg", c.min_cg}, {"cg_decay", c.cg_decay},
+          {"cg_zero_start_if_worse", c.cg_zero_start_if_worse},
           {"progress_eps", c.progress_eps}, {"true_stop_factor", c.true_stop_factor}, {"check_every", c.check_every}, {"backtrack", c.backtrack},
           {"lm_decrease", c.lm_decrease}, {"lm_increase", c.lm_increase}, {"rho_low", c.rho_low},
           {"rho_high", c.rho_high}, {"min_lambda", c.min_lambda}, {"line_search", c.line_search},
@@ -261,6 +262,7 @@ HfConfig hf_config_from_json(const nlohmann::json& j) {
     c.max_cg = full["max_cg"];
     c.min_cg = full["min_cg"];
     c.cg_decay = full["cg_decay"];
+    c.cg_zero_start_if_worse = full["cg_zero_start_if_worse"];
     c.progress_eps = full["progress_eps"];
     c.true_stop_factor = full["true_stop_factor"];
     c.check_every = full["check_every"];

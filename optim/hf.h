@@ -34,6 +34,11 @@ struct HfConfig {
   int max_cg = 300;
   int min_cg = 1;
   double cg_decay = 0.95;       // warm start from decay × the previous CG solution
+  // Start CG from 0 whenever the warm start's model value is above q(0) = 0. Off by default: on the
+  // addition problem the warm start is "worse than 0" in almost every iteration and still essential
+  // (10 CG steps from 0 no longer reach the criterion); on the char LMs it is the only thing that
+  // keeps ρ defined (without it λ grew to 1e84 on the mRNN).
+  bool cg_zero_start_if_worse = false;
   double progress_eps = 5e-4;   // Martens' relative-progress stop
   // The thesis's stop on the true objective: every check_every CG iterations, stop once the reduction on
   // the curvature batch falls below this fraction of its best so far (0: off; the thesis used 0.9).

@@ -55,6 +55,16 @@ class HfStep : public TrainStep {
     optim::Batch c = tasks::slice(g, 0, std::min(curv_, g.size()));  // a subset of the gradient batch
     optim::HfStats s = hf_.step(obj, theta, g, c);
     sequences_ += s.sequences;
+    // A model value that never gets below q(0) leaves ρ undefined, and λ then only grows (the mRNN
+    // char run reached λ = 1e84): say so once, with the option that fixed it there.
+    undefined_rho_run_ = s.q < 0 ? 0 : undefined_rho_run_ + 1;
+    if (undefined_rho_run_ == kWarnAfter && !warned_) {
+      std::fprintf(stderr,
+                   "\nhf: warning: CG's model value stayed above q(0) = 0 for %d iterations in a row (rho undefined, "
+                   "lambda now %.3g); if the warm start is to blame, set optimizer_options.cg_zero_start_if_worse=true\n",
+                   kWarnAfter, hf_.lambda());
+      warned_ = true;
+    }
     return {{"loss", s.loss},
             {"new_loss", s.new_loss},
             {"grad_norm", s.grad_norm},
@@ -88,6 +98,9 @@ class HfStep : public TrainStep {
   optim::HessianFree hf_;
   int64_t batch_, curv_;
   int64_t sequences_ = 0;
+  static constexpr int kWarnAfter = 20;
+  int undefined_rho_run_ = 0;
+  bool warned_ = false;
 };
 
 // SGD, momentum, NAG, RMSprop, Adam and L-BFGS: one batch per iteration.

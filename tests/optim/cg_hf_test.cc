@@ -65,7 +65,7 @@ TEST(ConjugateGradient, IllConditionedNeedsMoreThanNButConverges) {
 
 // HF warm-starts CG from its previous solution. A start with q(x0) > 0 can keep every iterate of a
 // short run above q(0) = 0 (which made HF's ρ undefined and λ grow without end on the mRNN char model);
-// zero_start_if_worse drops such a start for 0, so every iterate has q <= 0.
+// zero_start_if_worse (HF's cg_zero_start_if_worse) drops such a start for 0, so every iterate has q <= 0.
 TEST(ConjugateGradient, DropsAWarmStartWorseThanZero) {
   const int n = 50;
   ParamSet ps = vector_space(n);
@@ -196,6 +196,39 @@ TEST(HessianFree, MatchesNewtonOnLogisticRegression) {
   EXPECT_GE(full_steps, 3);
   auto ev = obj.evaluate(theta, lr.batch);
   EXPECT_LT(ev->grad().norm(), 1e-10) << "converged to the optimum";
+}
+
+// A warm start far uphill: one CG step cannot bring q below q(0) = 0, so ρ is undefined (−∞, λ up),
+// and the warm start is kept for the next iteration (on the addition problem keeping it is what makes
+// HF fast); cg_zero_start_if_worse drops such a start at once.
+TEST(HessianFree, AWarmStartLeavingQAboveZeroIsDroppedOnlyOnRequest) {
+  Logistic lr;
+  GraphObjective obj = lr.objective();
+  const ParamVec theta0 = lr.ps.zeros_like().fill(0.1);
+  const ParamVec uphill = obj.evaluate(theta0, lr.batch)->grad().scale(1e3);
+  HfConfig cfg;
+  cfg.lambda = 1;
+  cfg.mu = 0;
+  cfg.max_cg = 1;
+  cfg.line_search = false;
+  {
+    HessianFree hf(cfg);
+    hf.restore(1.0, uphill.clone());
+    ParamVec theta = theta0.clone();
+    HfStats st = hf.step(obj, theta, lr.batch, lr.batch);
+    EXPECT_FALSE(st.cg_zero_start);
+    EXPECT_GE(st.q, 0) << "one CG step from this start stays above q(0)";
+    EXPECT_EQ(st.rho, -std::numeric_limits<double>::infinity());
+    EXPECT_GT(hf.lambda(), 1.0);
+  }
+  cfg.cg_zero_start_if_worse = true;
+  HessianFree hf(cfg);
+  hf.restore(1.0, uphill.clone());
+  ParamVec theta = theta0.clone();
+  HfStats st = hf.step(obj, theta, lr.batch, lr.batch);
+  EXPECT_TRUE(st.cg_zero_start);
+  EXPECT_LT(st.q, 0);
+  EXPECT_TRUE(std::isfinite(st.rho));
 }
 
 TEST(HessianFree, RejectsANonFiniteLossAndRaisesLambda) {
