@@ -29,7 +29,7 @@ namespace rm = tg::optim::riemannian;
 struct Args {
   std::string task = "anbn", options, model = "glnn", writing = "qdh", transition = "rbpm", graph = "out";
   std::string grid_tasks, grid_sizes = "4,8,16", rows;
-  int64_t units = 8, degree = 3, max_passes = 0, patience = 0, sample = 0;
+  int64_t units = 8, degree = 3, max_passes = 0, patience = 0, sample = 0, line_batch = 0;
   uint64_t seed = 1, data_seed = 1;
   double budget = 60, eps = 1, stop_error = -1;
   bool grid = false, quiet = false;
@@ -95,6 +95,7 @@ rm::TrainOptions train_options(const Args& a, const std::string& writing, const 
   o.max_passes = a.max_passes;
   o.patience = a.patience;
   o.stop_error = a.stop_error;
+  o.line_batch = a.line_batch;
   return o;
 }
 
@@ -137,9 +138,10 @@ int run_one(const Args& a) {
   Data d = make_data(a.task, parse_options(a.options), a.data_seed);
   auto m = make_model(a, a.model, a.units, d);
   fmt::print("# task {} (train {} steps, valid {} steps, true valid bits {:.1f}); {} N={} degree={} graph={}; "
-             "w: {}, tau: {}; budget {} CPU s\n",
+             "w: {}, tau: {}; budget {} CPU s{}\n",
              a.task, d.train.steps(), d.valid.steps(), d.valid.true_bits[0], a.model, a.units, a.degree, a.graph,
-             a.writing, a.transition, a.budget);
+             a.writing, a.transition, a.budget,
+             a.line_batch > 0 ? fmt::format("; lines from the start state, {} per unroll", a.line_batch) : "");
   if (!a.quiet) fmt::print("{:>6} {:>8} {:>14} {:>12} {:>10} {:>8} {:>9} {:>9}\n", "pass", "cpu_s", "train_LL_bits",
                            "valid_bits", "regret", "error", "eta_w", "eta_tau");
   rm::TrainResult r = rm::train(*m, *d.task, d.train, d.valid, train_options(a, a.writing, a.transition),
@@ -241,6 +243,10 @@ Run add_ollivier(CLI::App& app) {
   app.add_option("--max-passes", a->max_passes, "gradient passes per run (w-steps + tau-steps); 0 = no limit");
   app.add_option("--patience", a->patience, "stop after this many validation scorings without improvement; 0 = never");
   app.add_option("--stop-error", a->stop_error, "stop once the task's error rate is below this (distant XOR: 0.01)");
+  app.add_option("--line-batch", a->line_batch,
+                 "K > 0: cut the sequences into lines, each from the start state, K lines per unroll "
+                 "(tasks with independent lines: distant_xor, alphabet); 0 = one sequence (the paper)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", a->seed, "seed of the graph and the initialisation");
   app.add_option("--data-seed", a->data_seed, "seed of the training and validation sequences");
   app.add_option("--sample", a->sample, "characters to sample from the best parameters at the end");

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "optim/riemannian/family.h"
+#include "optim/riemannian/pass.h"
 #include "optim/riemannian/trace.h"
 #include "tasks/ollivier_tasks.h"
 
@@ -37,8 +38,17 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
   TrainResult res;
   res.best.valid_bits = INFINITY;
   int64_t passes = 0, since_best = 0;
-  Trace cur = trace(m, f, train_seq, Need::writing);
-  const std::vector<double> eps_y = writing_damping(cur);
+  int32_t newline = -1;
+  const std::vector<std::string> alphabet = task.signature().alphabet;
+  for (size_t k = 0; k < alphabet.size(); ++k)
+    if (alphabet[k] == "\n") newline = static_cast<int32_t>(k);
+  if (opt.line_batch > 0 && newline < 0)
+    throw Error(fmt::format("line batching: task '{}' has no newline symbol to cut lines at", task.name()));
+  const Corpus train_data = Corpus::of(train_seq, opt.line_batch, newline);
+  const Corpus valid_data = Corpus::of(valid_seq, opt.line_batch, newline);
+  const std::vector<double> eps_y = writing_damping(train_seq, f.O);
+  auto pass = [&](Need need) { return run_pass(m, f, train_data, need, eps_y, opt.transition); };
+  PassSums cur = pass(Need::writing);
   auto elapsed = [&] { return cpu_seconds() - start; };
   auto done = [&] { return elapsed() >= opt.budget_seconds || (opt.max_passes > 0 && passes >= opt.max_passes); };
 
@@ -46,7 +56,7 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
   // group's next step needs (the w-trial the adjoints, the tau-trial the w-gradient), so an accepted
   // step costs one engine pass; the results are the same as recomputing.
   auto ensure = [&](Need need) {
-    if (static_cast<int>(cur.need) < static_cast<int>(need)) cur = trace(m, f, train_seq, need);
+    if (static_cast<int>(cur.need) < static_cast<int>(need)) cur = pass(need);
   };
   // Proposes theta + eta D; keeps it if the training LL went up (x1.1), else undoes it (/2).
   auto try_step = [&](const ParamVec& D, double& eta, int64_t& rejected, Need next_need) {
@@ -54,7 +64,7 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
     ParamVec next = saved.clone();
     next.axpy(eta, D);
     ps.set_values(next);
-    Trace trial = trace(m, f, train_seq, next_need);
+    PassSums trial = pass(next_need);
     ++passes;
     if (std::isfinite(trial.ll) && trial.ll > cur.ll) {
       eta *= 1.1;
@@ -68,13 +78,13 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
 
   // Scores the validation sequence; false when training should stop (patience or target error reached).
   auto score = [&] {
-    Trace v = trace(m, f, valid_seq, Need::value);
+    const ValidationScore v = score_corpus(m, f, task, valid_data);
     Scoring s;
     s.pass = passes;
     s.train_ll_bits = cur.ll / std::log(2.0);
-    s.valid_bits = mixed_bits(v.logits, valid_seq);
+    s.valid_bits = v.bits;
     s.regret = s.valid_bits - valid_seq.true_bits.at(0);
-    s.error = task.error_rate(valid_seq, v.logits);
+    s.error = v.error;
     s.eta_w = eta_w;
     s.eta_tau = eta_tau;
     s.seconds = elapsed();
@@ -96,12 +106,12 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
   while (go && !done()) {
     {  // w-step
       ensure(Need::writing);
-      ParamVec D = writing_direction(f, ps, cur, opt.writing, eps_y);
+      ParamVec D = writing_direction(f, ps, cur.grad, cur.writing, opt.writing);
       try_step(D, eta_w, res.rejected_w, Need::all);
     }
     if (!done()) {  // tau-step
       ensure(Need::all);
-      ParamVec D = transition_direction(f, ps, cur, opt.transition, opt.eps, &rms);
+      ParamVec D = transition_direction(f, ps, cur.grad, cur.transition, opt.eps, &rms);
       try_step(D, eta_tau, res.rejected_tau, Need::writing);
     }
     go = score();

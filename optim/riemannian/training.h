@@ -24,6 +24,7 @@ struct TrainOptions {
   int64_t max_passes = 0;        // gradient passes (w-steps + tau-steps); 0 = no limit
   int64_t patience = 0;          // stop after this many scorings without a better validation; 0 = never
   double stop_error = -1;        // stop once the task's error rate is below this (distant XOR); < 0: never
+  int64_t line_batch = 0;        // > 0: cut both sequences into lines, each from the start state, K per unroll (pass.h)
 };
 
 struct Scoring {
