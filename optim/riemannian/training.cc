@@ -26,13 +26,14 @@ double mixed_bits(const std::vector<Tensor>& logits, const tasks::Batch& b) {
 
 TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch& train_seq,
                   const tasks::Batch& valid_seq, const TrainOptions& opt,
-                  const std::function<void(const Scoring&)>& on_score) {
+                  const std::function<void(const Scoring&)>& on_score,
+                  const std::function<void(const TrainState&)>& on_checkpoint, const TrainState* resume) {
   const Family f = Family::of(m);
   if (!f.gated() && (opt.transition == TransitionMethod::rbpm || opt.transition == TransitionMethod::ruop))
     throw Error(fmt::format("transition method {} needs a gated model (glnn, gnn): for {} use qd-{}", name_of(opt.transition),
                             m.kind(), name_of(opt.transition)));
   ParamSet& ps = m.params();
-  const double start = cpu_seconds();
+  double start = cpu_seconds();
   double eta_w = 1.0 / static_cast<double>(f.N), eta_tau = eta_w;
   RmsState rms;
   TrainResult res;
@@ -48,6 +49,19 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
   const Corpus valid_data = Corpus::of(valid_seq, opt.line_batch, newline);
   const std::vector<double> eps_y = writing_damping(train_seq, f.O);
   auto pass = [&](Need need) { return run_pass(m, f, train_data, need, eps_y, opt.transition); };
+  if (resume) {
+    if (resume->params.size() != ps.values().size())
+      throw Error(fmt::format("resume: the saved state has {} parameters, the model {}", resume->params.size(),
+                              ps.values().size()));
+    ps.set_values(resume->params);
+    eta_w = resume->eta_w;
+    eta_tau = resume->eta_tau;
+    passes = resume->passes;
+    since_best = resume->since_best;
+    if (resume->rms.r.size() > 0) rms.r = resume->rms.r.clone();  // ParamVec copies share their buffer
+    res = resume->result;
+    start -= resume->seconds;
+  }
   PassSums cur = pass(Need::writing);
   auto elapsed = [&] { return cpu_seconds() - start; };
   auto done = [&] { return elapsed() >= opt.budget_seconds || (opt.max_passes > 0 && passes >= opt.max_passes); };
@@ -101,8 +115,30 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
     return !(opt.stop_error >= 0 && s.error < opt.stop_error);
   };
 
+  auto checkpoint = [&] {
+    if (!on_checkpoint) return;
+    TrainState st;
+    st.params = ps.values().clone();
+    st.eta_w = eta_w;
+    st.eta_tau = eta_tau;
+    st.passes = passes;
+    st.since_best = since_best;
+    st.seconds = elapsed();
+    if (rms.r.size() > 0) st.rms.r = rms.r.clone();
+    st.result = res;
+    if (st.result.best_params.size() == 0) st.result.best_params = ps.values().clone();
+    on_checkpoint(st);
+  };
+
   // The initialisation is scored too (pass 0), so every run has a best point; then one scoring per round.
-  bool go = score();
+  // A resumed run continues after its last scoring, unless that one had ended the run.
+  bool go = true;
+  if (!resume || res.history.empty()) {
+    go = score();
+  } else {
+    const Scoring& s = res.history.back();
+    go = !(opt.patience > 0 && since_best >= opt.patience) && !(opt.stop_error >= 0 && s.error < opt.stop_error);
+  }
   while (go && !done()) {
     {  // w-step
       ensure(Need::writing);
@@ -115,8 +151,10 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
       try_step(D, eta_tau, res.rejected_tau, Need::writing);
     }
     go = score();
+    if (opt.checkpoint_every > 0 && (res.history.size() - 1) % opt.checkpoint_every == 0 && go && !done()) checkpoint();
   }
   if (res.best_params.size() == 0) res.best_params = ps.values().clone();
+  checkpoint();
   return res;
 }
 
