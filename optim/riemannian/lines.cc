@@ -61,6 +61,8 @@ ChunkTrace trace_chunk(const models::Model& m, const Family& f, const tasks::Bat
                        const std::vector<int64_t>& lengths, Need need) {
   const int64_t K = chunk.size(), T = chunk.steps(), N = f.N, O = f.O;
   if (static_cast<int64_t>(lengths.size()) != K) throw InternalError("trace_chunk: one length per line expected");
+  for (const Tensor& mt : chunk.targets.mask)
+    if (mt.dtype() != DType::f64) throw InternalError("trace_chunk: float64 target masks expected (line_chunk's)");
   ChunkTrace ct;
   Graph g;
   models::Outputs out = m.unroll(g, chunk.inputs);
@@ -82,6 +84,8 @@ ChunkTrace trace_chunk(const models::Model& m, const Family& f, const tasks::Bat
     a0[i] = f.leaky() ? std::tanh(s0) : s0;
     sp0[i] = f.leaky() ? 1 - a0[i] * a0[i] : 1.0;
   }
+  ct.grad = ps.zeros_like();
+  if (need == Need::value) return ct;  // scoring reads the chunk's logits only
   ct.lines.resize(K);
   for (int64_t k = 0; k < K; ++k) {
     Trace& tr = ct.lines[k];
@@ -99,16 +103,26 @@ ChunkTrace trace_chunk(const models::Model& m, const Family& f, const tasks::Bat
     tr.pi.resize(L * O);
     std::copy(a0.begin(), a0.end(), tr.a.begin());
     std::copy(sp0.begin(), sp0.end(), tr.sp.begin());
-    for (int64_t t = 0; t < L; ++t) {
-      tr.u[t] = (*chunk.inputs.symbols[t])[k];
-      tr.y[t] = (*chunk.targets.symbols[t])[k];
-      if (!chunk.targets.mask.empty()) tr.chi[t] = chunk.targets.mask[t].at(k);
-      const double* h = out.hidden[t].value().data<double>() + k * N;
+  }
+  // Step-major, so each step's batch tensors are read once (the per-line arithmetic is the same).
+  for (int64_t t = 0; t < T; ++t) {
+    const std::vector<int32_t>&us = *chunk.inputs.symbols[t], &ys = *chunk.targets.symbols[t];
+    const double* mask = chunk.targets.mask.empty() ? nullptr : chunk.targets.mask[t].data<double>();
+    const Tensor hidden = out.hidden[t].value();
+    const double* hb = hidden.data<double>();
+    const double* zb = ct.logits[t].data<double>();
+    for (int64_t k = 0; k < K; ++k) {
+      Trace& tr = ct.lines[k];
+      if (t >= tr.T) continue;
+      tr.u[t] = us[k];
+      tr.y[t] = ys[k];
+      if (mask) tr.chi[t] = mask[k];
+      const double* h = hb + k * N;
       for (int64_t i = 0; i < N; ++i) {
         tr.a[(t + 1) * N + i] = h[i];
         tr.sp[(t + 1) * N + i] = 1 - h[i] * h[i];
       }
-      const double* z = ct.logits[t].data<double>() + k * O;
+      const double* z = zb + k * O;
       double* p = tr.pi.data() + t * O;
       double top = z[0], sum = 0;
       for (int64_t c = 1; c < O; ++c) top = std::max(top, z[c]);
@@ -117,8 +131,7 @@ ChunkTrace trace_chunk(const models::Model& m, const Family& f, const tasks::Bat
       if (tr.chi[t] != 0) tr.ll += tr.chi[t] * (z[tr.y[t]] - top - std::log(sum));
     }
   }
-  ct.grad = ps.zeros_like();
-  if (need == Need::value || !any) {
+  if (!any) {
     if (need == Need::all)
       for (Trace& tr : ct.lines) tr.B.assign((tr.T + 1) * N, 0.0);
     return ct;

@@ -34,7 +34,8 @@ LineSplit split_lines(const tasks::Batch& seq, int32_t newline);
 tasks::Batch line_chunk(const tasks::Batch& seq, const LineSplit& s, int64_t first, int64_t count);
 
 struct ChunkTrace {
-  std::vector<Trace> lines;    // per line what trace() of that line alone gives, except logits and grad (empty)
+  std::vector<Trace> lines;    // per line what trace() of that line alone gives, except logits and grad (empty);
+                               // Need::value: no lines (the chunk's LL and logits only)
   double ll = 0;               // Σ over the chunk's lines
   ParamVec grad;               // Σ over the chunk's lines (Need::writing: w, w0 only)
   std::vector<Tensor> logits;  // per step [count, O] (scoring the chunk batch)
