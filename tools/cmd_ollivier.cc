@@ -9,6 +9,8 @@
 #include <cctype>
 #include <cmath>
 #include <malloc.h>
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -20,6 +22,7 @@
 #include "optim/riemannian/training.h"
 #include "tasks/task.h"
 #include "tools/commands.h"
+#include "tools/ollivier_checkpoint.h"
 
 namespace tg::cli {
 
@@ -28,11 +31,11 @@ namespace rm = tg::optim::riemannian;
 
 struct Args {
   std::string task = "anbn", options, model = "glnn", writing = "qdh", transition = "rbpm", graph = "out";
-  std::string grid_tasks, grid_sizes = "4,8,16", rows;
-  int64_t units = 8, degree = 3, max_passes = 0, patience = 0, sample = 0;
+  std::string grid_tasks, grid_sizes = "4,8,16", rows, checkpoint;
+  int64_t units = 8, degree = 3, max_passes = 0, patience = 0, sample = 0, line_batch = 0, checkpoint_every = 10;
   uint64_t seed = 1, data_seed = 1;
   double budget = 60, eps = 1, stop_error = -1;
-  bool grid = false, quiet = false;
+  bool grid = false, quiet = false, resume = false;
 };
 
 nlohmann::json parse_options(const std::string& s) {
@@ -95,6 +98,7 @@ rm::TrainOptions train_options(const Args& a, const std::string& writing, const 
   o.max_passes = a.max_passes;
   o.patience = a.patience;
   o.stop_error = a.stop_error;
+  o.line_batch = a.line_batch;
   return o;
 }
 
@@ -133,23 +137,53 @@ std::string method_name(const std::string& model, const std::string& w, const st
   return fmt::format("{} with {} and {}", m, up_w, t);
 }
 
+// What a checkpoint must match to be resumed: everything that fixes the data, the model and the steps
+// (the stopping rules --budget-seconds, --max-passes, --patience, --stop-error may change).
+std::string run_identity(const Args& a) {
+  const nlohmann::json j = {{"task", a.task},       {"options", parse_options(a.options)},
+                            {"model", a.model},     {"units", a.units},
+                            {"degree", a.degree},   {"graph", a.graph},
+                            {"writing", a.writing}, {"transition", a.transition},
+                            {"eps", a.eps},         {"seed", a.seed},
+                            {"data_seed", a.data_seed}, {"line_batch", a.line_batch}};
+  return j.dump();
+}
+
 int run_one(const Args& a) {
+  if (a.resume && a.checkpoint.empty()) throw Error("--resume needs --checkpoint PATH (the state to continue)");
   Data d = make_data(a.task, parse_options(a.options), a.data_seed);
   auto m = make_model(a, a.model, a.units, d);
+  rm::TrainState saved;
+  const bool resuming = a.resume;
+  if (!resuming && !a.checkpoint.empty() && std::filesystem::exists(a.checkpoint))
+    throw Error(fmt::format("--checkpoint {}: the file exists (continue it with --resume, or remove it)", a.checkpoint));
+  if (resuming) {
+    saved = load_ollivier_state(a.checkpoint, m->params(), run_identity(a));
+    fmt::print("# resumed from {}: pass {}, {:.1f} CPU s, {} scorings\n", a.checkpoint, saved.passes, saved.seconds,
+               saved.result.history.size());
+  }
   fmt::print("# task {} (train {} steps, valid {} steps, true valid bits {:.1f}); {} N={} degree={} graph={}; "
-             "w: {}, tau: {}; budget {} CPU s\n",
+             "w: {}, tau: {}; budget {} CPU s{}\n",
              a.task, d.train.steps(), d.valid.steps(), d.valid.true_bits[0], a.model, a.units, a.degree, a.graph,
-             a.writing, a.transition, a.budget);
+             a.writing, a.transition, a.budget,
+             a.line_batch > 0 ? fmt::format("; lines from the start state, {} per unroll", a.line_batch) : "");
   if (!a.quiet) fmt::print("{:>6} {:>8} {:>14} {:>12} {:>10} {:>8} {:>9} {:>9}\n", "pass", "cpu_s", "train_LL_bits",
                            "valid_bits", "regret", "error", "eta_w", "eta_tau");
-  rm::TrainResult r = rm::train(*m, *d.task, d.train, d.valid, train_options(a, a.writing, a.transition),
+  rm::TrainOptions opt = train_options(a, a.writing, a.transition);
+  opt.checkpoint_every = a.checkpoint.empty() ? 0 : a.checkpoint_every;
+  const std::string identity = run_identity(a);
+  std::function<void(const rm::TrainState&)> save;
+  if (!a.checkpoint.empty())
+    save = [&](const rm::TrainState& st) { save_ollivier_state(a.checkpoint, st, identity); };
+  rm::TrainResult r = rm::train(*m, *d.task, d.train, d.valid, opt,
                                 [&](const rm::Scoring& s) {
                                   if (a.quiet) return;
                                   fmt::print("{:>6} {:>8.1f} {:>14.1f} {:>12.1f} {:>10.1f} {:>8.4f} {:>9.3g} {:>9.3g}\n",
                                              s.pass, s.seconds, s.train_ll_bits, s.valid_bits, s.regret, s.error,
                                              s.eta_w, s.eta_tau);
                                   std::fflush(stdout);
-                                });
+                                },
+                                save, resuming ? &saved : nullptr);
   fmt::print("best: pass {} cpu {:.1f}s valid LL {:.1f} bits, true {:.1f}, regret {:.1f} bits, error {:.4f} "
              "(rejected steps: w {}, tau {}; passes {})\n",
              r.best.pass, r.best.seconds, -r.best.valid_bits, -d.valid.true_bits[0], r.best.regret, r.best.error,
@@ -241,6 +275,18 @@ Run add_ollivier(CLI::App& app) {
   app.add_option("--max-passes", a->max_passes, "gradient passes per run (w-steps + tau-steps); 0 = no limit");
   app.add_option("--patience", a->patience, "stop after this many validation scorings without improvement; 0 = never");
   app.add_option("--stop-error", a->stop_error, "stop once the task's error rate is below this (distant XOR: 0.01)");
+  app.add_option("--line-batch", a->line_batch,
+                 "K > 0: cut the sequences into lines, each from the start state, K lines per unroll "
+                 "(tasks with independent lines: distant_xor, alphabet); 0 = one sequence (the paper)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--checkpoint", a->checkpoint,
+                 "one run: save the training state to this .npz (atomically) every --checkpoint-every rounds and "
+                 "at the end");
+  app.add_option("--checkpoint-every", a->checkpoint_every, "rounds (w-step, tau-step, scoring) between checkpoints")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--resume", a->resume,
+               "continue the run saved in --checkpoint (same task, data, model and methods; the stopping rules may "
+               "change)");
   app.add_option("--seed", a->seed, "seed of the graph and the initialisation");
   app.add_option("--data-seed", a->data_seed, "seed of the training and validation sequences");
   app.add_option("--sample", a->sample, "characters to sample from the best parameters at the end");
@@ -253,6 +299,7 @@ Run add_ollivier(CLI::App& app) {
     // Each pass builds and frees a tape of ~10^6 small nodes; glibc's fastbin consolidation then takes
     // about a third of the time. Without fastbins the same run is ~30% faster (measured with perf).
     mallopt(M_MXFAST, 0);
+    if (a->grid && (!a->checkpoint.empty() || a->resume)) throw Error("--checkpoint / --resume: one run only, not --grid");
     if (a->grid) return run_grid(*a);
     return run_one(*a);
   };

@@ -4,7 +4,7 @@
 
 namespace tg::optim::riemannian {
 
-FullBlocks full_blocks(const Family& f, const Trace& tr, const std::vector<double>& c, double eps) {
+FullBlocks zero_full_blocks(const Family& f) {
   if (!f.gated()) throw Error("full RUOP/RBPM blocks need a gated model (glnn, gnn): use qd-ruop / qd-rbpm for the RNN");
   const int64_t N = f.N, A = f.A;
   FullBlocks b;
@@ -17,6 +17,11 @@ FullBlocks full_blocks(const Family& f, const Trace& tr, const std::vector<doubl
       total += n * n;
     }
   b.data.assign(total, 0.0);
+  return b;
+}
+
+void add_full_blocks(const Family& f, const Trace& tr, const std::vector<double>& c, FullBlocks& b) {
+  const int64_t N = f.N;
   std::vector<double> v;
   const auto& src = f.graph->src;
   for (int64_t t = 0; t < tr.T; ++t) {
@@ -37,8 +42,11 @@ FullBlocks full_blocks(const Family& f, const Trace& tr, const std::vector<doubl
       }
     }
   }
-  for (int64_t y = 0; y < A; ++y)
-    for (int64_t j = 0; j < N; ++j) {
+}
+
+void finish_full_blocks(const Family& f, FullBlocks& b, double eps) {
+  for (int64_t y = 0; y < f.A; ++y)
+    for (int64_t j = 0; j < f.N; ++j) {
       const int64_t n = 1 + f.first_in[j + 1] - f.first_in[j];
       double* M = b.at(f, static_cast<int32_t>(y), j);
       for (int64_t k = 0; k < n; ++k) {
@@ -46,10 +54,16 @@ FullBlocks full_blocks(const Family& f, const Trace& tr, const std::vector<doubl
         for (int64_t l = k + 1; l < n; ++l) M[l * n + k] = M[k * n + l];
       }
     }
+}
+
+FullBlocks full_blocks(const Family& f, const Trace& tr, const std::vector<double>& c, double eps) {
+  FullBlocks b = zero_full_blocks(f);
+  add_full_blocks(f, tr, c, b);
+  finish_full_blocks(f, b, eps);
   return b;
 }
 
-QuasiDiagonal quasi_diagonal_parts(const Family& f, const Trace& tr, const std::vector<double>& c, double eps) {
+QuasiDiagonal zero_quasi_diagonal(const Family& f) {
   const int64_t N = f.N, E = f.E, A = f.A;
   const bool gated = f.gated();
   QuasiDiagonal q;
@@ -57,6 +71,12 @@ QuasiDiagonal quasi_diagonal_parts(const Family& f, const Trace& tr, const std::
   q.M0.assign(gated ? A * E : E, 0.0);
   q.Md.assign(gated ? A * E : E, 0.0);
   if (!gated) q.M0y.assign(A * N, 0.0);
+  return q;
+}
+
+void add_quasi_diagonal(const Family& f, const Trace& tr, const std::vector<double>& c, QuasiDiagonal& q) {
+  const int64_t N = f.N, E = f.E;
+  const bool gated = f.gated();
   const auto& src = f.graph->src;
   const auto& dst = f.graph->dst;
   for (int64_t t = 0; t < tr.T; ++t) {
@@ -75,8 +95,17 @@ QuasiDiagonal quasi_diagonal_parts(const Family& f, const Trace& tr, const std::
       Md[e] += w * a[src[e]];
     }
   }
+}
+
+void finish_quasi_diagonal(QuasiDiagonal& q, double eps) {
   for (double& x : q.M00) x += eps;
   for (double& x : q.Md) x += eps;
+}
+
+QuasiDiagonal quasi_diagonal_parts(const Family& f, const Trace& tr, const std::vector<double>& c, double eps) {
+  QuasiDiagonal q = zero_quasi_diagonal(f);
+  add_quasi_diagonal(f, tr, c, q);
+  finish_quasi_diagonal(q, eps);
   return q;
 }
 

@@ -22,6 +22,11 @@ struct FullBlocks {
   double* at(const Family& f, int32_t y, int64_t j) { return data.data() + offset[y * f.N + j]; }
 };
 FullBlocks full_blocks(const Family& f, const Trace& tr, const std::vector<double>& c, double eps);
+// The same in three parts, so independent lines (traces) add up: zero blocks, add one trace's
+// Σ_t c v vᵀ (upper triangles), then damp and symmetrise once.
+FullBlocks zero_full_blocks(const Family& f);
+void add_full_blocks(const Family& f, const Trace& tr, const std::vector<double>& c, FullBlocks& b);
+void finish_full_blocks(const Family& f, FullBlocks& b, double eps);
 
 // Quasi-diagonal parts. Gated: indexed by (y, j) and edge e: M00[y N + j], M0[y E + e], Md[y E + e].
 // RNN: M00[j], M0/Md[e] for the edges, and for rho: M0y[y N + j] (= Σ_{u_t = y} c), Myy = M0y + eps.
@@ -29,5 +34,8 @@ struct QuasiDiagonal {
   std::vector<double> M00, M0, Md, M0y;
 };
 QuasiDiagonal quasi_diagonal_parts(const Family& f, const Trace& tr, const std::vector<double>& c, double eps);
+QuasiDiagonal zero_quasi_diagonal(const Family& f);
+void add_quasi_diagonal(const Family& f, const Trace& tr, const std::vector<double>& c, QuasiDiagonal& q);
+void finish_quasi_diagonal(QuasiDiagonal& q, double eps);
 
 }  // namespace tg::optim::riemannian

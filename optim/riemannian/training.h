@@ -24,6 +24,8 @@ struct TrainOptions {
   int64_t max_passes = 0;        // gradient passes (w-steps + tau-steps); 0 = no limit
   int64_t patience = 0;          // stop after this many scorings without a better validation; 0 = never
   double stop_error = -1;        // stop once the task's error rate is below this (distant XOR); < 0: never
+  int64_t line_batch = 0;        // > 0: cut both sequences into lines, each from the start state, K per unroll (pass.h)
+  int64_t checkpoint_every = 0;  // rounds (w-step, tau-step, scoring) between on_checkpoint calls; 0: only at the end
 };
 
 struct Scoring {
@@ -44,11 +46,25 @@ struct TrainResult {
   int64_t rejected_w = 0, rejected_tau = 0;
 };
 
+// Everything the loop needs to continue a run exactly. The current trace is not kept: it is recomputed
+// from the parameters (the loop is deterministic and draws no random numbers, so there is no RNG state).
+struct TrainState {
+  ParamVec params;              // the current parameters
+  double eta_w = 0, eta_tau = 0;
+  int64_t passes = 0, since_best = 0;
+  double seconds = 0;           // CPU seconds of the run so far
+  RmsState rms;
+  TrainResult result;           // history, best, best_params, rejected counts so far
+};
+
 // Trains m (f64 glnn / gnn / ollivier_rnn) on one training sequence, scored on one validation
-// sequence of the same task. on_score (may be empty) sees every scoring as it happens.
+// sequence of the same task. on_score (may be empty) sees every scoring as it happens; on_checkpoint
+// (may be empty) gets the state every opt.checkpoint_every rounds and when the run ends. With resume,
+// the run continues from that state (same model, data and options, except the stopping rules).
 TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch& train_seq,
                   const tasks::Batch& valid_seq, const TrainOptions& opt,
-                  const std::function<void(const Scoring&)>& on_score = {});
+                  const std::function<void(const Scoring&)>& on_score = {},
+                  const std::function<void(const TrainState&)>& on_checkpoint = {}, const TrainState* resume = nullptr);
 
 // The validation code length in bits with Ollivier's mixing pi <- (1 - 1/(t+2)) pi + 1/(t+2) / |A|.
 double mixed_bits(const std::vector<Tensor>& logits, const tasks::Batch& b);

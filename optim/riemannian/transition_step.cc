@@ -26,21 +26,22 @@ std::vector<int32_t> transition_parts(const Family& f) {
 }
 
 // Gradient rescaling baselines: fb, bptt, rms.
-ParamVec first_order(const Family& f, const ParamSet& ps, const Trace& tr, TransitionMethod method, RmsState* rms) {
+ParamVec first_order(const Family& f, const ParamSet& ps, const ParamVec& grad, const TransitionMetric& m,
+                     TransitionMethod method, RmsState* rms) {
   ParamVec D = ps.zeros_like();
-  const double T = static_cast<double>(tr.T);
+  const double T = static_cast<double>(m.steps);
   if (method == TransitionMethod::rms) {
     if (!rms) throw InternalError("transition_direction: rms needs its state");
     if (rms->r.size() == 0) {
       rms->r = ps.zeros_like();
       for (int32_t p : transition_parts(f)) {
-        const Tensor g = tr.grad.part(p);
+        const Tensor g = grad.part(p);
         Tensor r = rms->r.part(p);
         for (int64_t k = 0; k < g.size(); ++k) r.data<double>()[k] = g.at(k) * g.at(k);
       }
     }
     for (int32_t p : transition_parts(f)) {
-      const Tensor g = tr.grad.part(p);
+      const Tensor g = grad.part(p);
       double* r = rms->r.part(p).data<double>();
       double* d = D.part(p).data<double>();
       for (int64_t k = 0; k < g.size(); ++k) {
@@ -50,10 +51,9 @@ ParamVec first_order(const Family& f, const ParamSet& ps, const Trace& tr, Trans
     }
     return D;
   }
-  std::vector<double> count(f.A, 0.0);
-  for (int32_t x : tr.u) count[x] += 1;
+  const std::vector<double>& count = m.input_count;
   auto per_symbol = [&](int32_t p, int64_t row) {  // a [A, row] parameter
-    const double* g = tr.grad.part(p).data<double>();
+    const double* g = grad.part(p).data<double>();
     double* d = D.part(p).data<double>();
     for (int64_t y = 0; y < f.A; ++y)
       for (int64_t k = 0; k < row; ++k)
@@ -61,7 +61,7 @@ ParamVec first_order(const Family& f, const ParamSet& ps, const Trace& tr, Trans
                                                         : g[y * row + k] / T;
   };
   auto plain = [&](int32_t p, double scale) {
-    const Tensor g = tr.grad.part(p);
+    const Tensor g = grad.part(p);
     double* d = D.part(p).data<double>();
     for (int64_t k = 0; k < g.size(); ++k) d[k] = g.at(k) * scale;
   };
@@ -90,24 +90,57 @@ std::string name_of(TransitionMethod m) {
   return "?";
 }
 
+TransitionMetric transition_metric(const Family& f, TransitionMethod method) {
+  TransitionMetric m;
+  m.method = method;
+  if (method == TransitionMethod::rbpm || method == TransitionMethod::ruop) m.blocks = zero_full_blocks(f);
+  if (method == TransitionMethod::qd_rbpm || method == TransitionMethod::qd_ruop) m.qd = zero_quasi_diagonal(f);
+  m.c0.assign(f.N, 0.0);
+  m.input_count.assign(f.A, 0.0);
+  return m;
+}
+
+void add_transition_metric(const Family& f, const ParamSet& ps, const Trace& tr, TransitionMetric& m) {
+  if (tr.B.empty()) throw InternalError("transition metric: the trace has no adjoints (Need::all)");
+  for (int32_t x : tr.u) m.input_count[x] += 1;
+  m.steps += tr.T;
+  const TransitionMethod method = m.method;
+  if (method == TransitionMethod::fb || method == TransitionMethod::bptt || method == TransitionMethod::rms) return;
+  const bool rbpm = method == TransitionMethod::rbpm || method == TransitionMethod::qd_rbpm;
+  const std::vector<double> c = modulus(f, ps, tr, rbpm ? Modulus::rbpm : Modulus::ruop);
+  if (method == TransitionMethod::rbpm || method == TransitionMethod::ruop)
+    add_full_blocks(f, tr, c, m.blocks);
+  else
+    add_quasi_diagonal(f, tr, c, m.qd);
+  for (int64_t j = 0; j < f.N; ++j) m.c0[j] += c[j];
+}
+
 ParamVec transition_direction(const Family& f, const ParamSet& ps, const Trace& tr, TransitionMethod method,
                               double eps, RmsState* rms) {
   if (tr.B.empty()) throw InternalError("transition_direction: the trace has no adjoints (Need::all)");
+  TransitionMetric m = transition_metric(f, method);
+  add_transition_metric(f, ps, tr, m);
+  return transition_direction(f, ps, tr.grad, std::move(m), eps, rms);
+}
+
+ParamVec transition_direction(const Family& f, const ParamSet& ps, const ParamVec& grad, TransitionMetric metric,
+                              double eps, RmsState* rms) {
+  const TransitionMethod method = metric.method;
   if (method == TransitionMethod::fb || method == TransitionMethod::bptt || method == TransitionMethod::rms)
-    return first_order(f, ps, tr, method, rms);
+    return first_order(f, ps, grad, metric, method, rms);
   if (!(eps > 0)) throw Error(fmt::format("transition step: damping eps = {} must be > 0", eps));
-  const bool rbpm = method == TransitionMethod::rbpm || method == TransitionMethod::qd_rbpm;
-  const std::vector<double> c = modulus(f, ps, tr, rbpm ? Modulus::rbpm : Modulus::ruop);
+  const std::vector<double>& c0 = metric.c0;
   const int64_t N = f.N, E = f.E, A = f.A;
   ParamVec D = ps.zeros_like();
-  const double* Gt = tr.grad.part(f.tau.index).data<double>();
-  const double* G0 = tr.grad.part(f.tau0.index).data<double>();
+  const double* Gt = grad.part(f.tau.index).data<double>();
+  const double* G0 = grad.part(f.tau0.index).data<double>();
   double* Dt = D.part(f.tau.index).data<double>();
   double* D0 = D.part(f.tau0.index).data<double>();
   std::vector<double> G, M0, Md, X;
 
   if (method == TransitionMethod::rbpm || method == TransitionMethod::ruop) {
-    FullBlocks blocks = full_blocks(f, tr, c, eps);
+    FullBlocks& blocks = metric.blocks;
+    finish_full_blocks(f, blocks, eps);
     for (int32_t y = 0; y < A; ++y)
       for (int64_t j = 0; j < N; ++j) {
         const int64_t e0 = f.first_in[j], n = 1 + f.first_in[j + 1] - e0;
@@ -119,7 +152,8 @@ ParamVec transition_direction(const Family& f, const ParamSet& ps, const Trace& 
         for (int64_t k = 1; k < n; ++k) Dt[y * E + e0 + k - 1] = G[k];
       }
   } else {
-    QuasiDiagonal q = quasi_diagonal_parts(f, tr, c, eps);
+    QuasiDiagonal& q = metric.qd;
+    finish_quasi_diagonal(q, eps);
     if (f.gated()) {
       for (int64_t y = 0; y < A; ++y)
         for (int64_t j = 0; j < N; ++j) {
@@ -134,7 +168,7 @@ ParamVec transition_direction(const Family& f, const ParamSet& ps, const Trace& 
           for (int64_t i = 0; i < k; ++i) Dt[y * E + e0 + i] = X[i + 1];
         }
     } else {  // signals of unit j: bias, edges into j, then the A input indicators (rho[., j])
-      const double* Gr = tr.grad.part(f.rho.index).data<double>();
+      const double* Gr = grad.part(f.rho.index).data<double>();
       double* Dr = D.part(f.rho.index).data<double>();
       for (int64_t j = 0; j < N; ++j) {
         const int64_t e0 = f.first_in[j], k = f.first_in[j + 1] - e0;
@@ -161,9 +195,9 @@ ParamVec transition_direction(const Family& f, const ParamSet& ps, const Trace& 
     }
   }
   if (f.has_start) {  // (29): the start values as a tau with a dummy start symbol and the bias signal only
-    const double* Gs = tr.grad.part(f.start.index).data<double>();
+    const double* Gs = grad.part(f.start.index).data<double>();
     double* Ds = D.part(f.start.index).data<double>();
-    for (int64_t j = 0; j < N; ++j) Ds[j] = Gs[j] / (c[j] + eps);
+    for (int64_t j = 0; j < N; ++j) Ds[j] = Gs[j] / (c0[j] + eps);
   }
   return D;
 }

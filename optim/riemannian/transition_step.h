@@ -16,6 +16,7 @@
 
 #include "core/params.h"
 #include "optim/riemannian/family.h"
+#include "optim/riemannian/metric_blocks.h"
 #include "optim/riemannian/trace.h"
 
 namespace tg::optim::riemannian {
@@ -31,5 +32,22 @@ struct RmsState {
 // The direction for tau, tau0, rho and the start values (every other part 0). tr needs Need::all.
 ParamVec transition_direction(const Family& f, const ParamSet& ps, const Trace& tr, TransitionMethod method,
                               double eps, RmsState* rms = nullptr);
+
+// What the step reads besides the gradient, summed over one or more traces (independent lines add
+// up: each line's modulus runs its own backward recursion from its own end).
+struct TransitionMetric {
+  TransitionMethod method = TransitionMethod::rbpm;
+  FullBlocks blocks;                // rbpm, ruop: Σ c v vᵀ (upper triangles, undamped)
+  QuasiDiagonal qd;                 // qd-rbpm, qd-ruop (undamped)
+  std::vector<double> c0;           // [N]: the modulus at each trace's state 0, summed (start values, 29)
+  std::vector<double> input_count;  // [A]: steps reading each symbol (fb)
+  int64_t steps = 0;                // steps of all traces (fb, bptt)
+};
+TransitionMetric transition_metric(const Family& f, TransitionMethod method);
+// Adds one trace (Need::all) at the parameters in ps.
+void add_transition_metric(const Family& f, const ParamSet& ps, const Trace& tr, TransitionMetric& m);
+// The direction from the summed gradient and metric (damped here by eps).
+ParamVec transition_direction(const Family& f, const ParamSet& ps, const ParamVec& grad, TransitionMetric m, double eps,
+                              RmsState* rms = nullptr);
 
 }  // namespace tg::optim::riemannian

@@ -88,3 +88,49 @@ TEST(Training, MixedBitsAreTheTasksMixedCodeLength) {
 
 }  // namespace
 }  // namespace tg::optim::riemannian
+
+namespace tg::optim::riemannian {
+namespace {
+
+// A run stopped at any checkpoint and resumed from its state equals the uninterrupted run: every
+// scoring (but the CPU seconds), the rates, the rejected counts, the kept and the final parameters.
+TEST(Training, ResumedRunEqualsTheUninterruptedOne) {
+  const Problem s;
+  const std::pair<const char*, const char*> runs[] = {{"glnn", "rbpm"}, {"ollivier_rnn", "rms"}};
+  for (auto [kind, method] : runs) {
+    TrainOptions o;
+    o.transition = transition_method(method);
+    o.max_passes = 24;
+    o.budget_seconds = 1e9;
+    o.checkpoint_every = 2;
+    auto m = s.model(kind, 4);
+    std::vector<TrainState> states;
+    const TrainResult whole =
+        train(*m, *s.task, s.train, s.valid, o, {}, [&](const TrainState& st) { states.push_back(st); });
+    ASSERT_EQ(states.size(), 6u);  // after rounds 2, 4, 6, 8, 10 and at the end
+    const ParamVec final_params = m->params().values().clone();
+    for (size_t k : {size_t{0}, size_t{3}, states.size() - 1}) {
+      auto r = s.model(kind, 4);  // a fresh process: the model at its initialisation
+      const TrainResult resumed = train(*r, *s.task, s.train, s.valid, o, {}, {}, &states[k]);
+      ASSERT_EQ(resumed.history.size(), whole.history.size()) << kind << " from state " << k;
+      for (size_t i = 0; i < whole.history.size(); ++i) {
+        const Scoring &x = resumed.history[i], &y = whole.history[i];
+        EXPECT_EQ(x.pass, y.pass);
+        EXPECT_EQ(x.train_ll_bits, y.train_ll_bits) << kind << " from state " << k << " scoring " << i;
+        EXPECT_EQ(x.valid_bits, y.valid_bits);
+        EXPECT_EQ(x.eta_w, y.eta_w);
+        EXPECT_EQ(x.eta_tau, y.eta_tau);
+      }
+      EXPECT_EQ(resumed.rejected_w, whole.rejected_w);
+      EXPECT_EQ(resumed.rejected_tau, whole.rejected_tau);
+      EXPECT_EQ(resumed.best.valid_bits, whole.best.valid_bits);
+      for (int64_t i = 0; i < final_params.size(); ++i) {
+        ASSERT_EQ(r->params().values().flat().at(i), final_params.flat().at(i)) << kind << " from state " << k;
+        ASSERT_EQ(resumed.best_params.flat().at(i), whole.best_params.flat().at(i));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tg::optim::riemannian
