@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/error.h"
 #include "ops/ops.h"
@@ -211,24 +212,25 @@ TEST(HessianFree, AWarmStartLeavingQAboveZeroIsDroppedOnlyOnRequest) {
   cfg.mu = 0;
   cfg.max_cg = 1;
   cfg.line_search = false;
-  {
+  // one HF iteration from the uphill warm start; returns its stats and the λ it leaves
+  auto step_from_uphill = [&](bool drop_if_worse) {
+    cfg.cg_zero_start_if_worse = drop_if_worse;
     HessianFree hf(cfg);
     hf.restore(1.0, uphill.clone());
     ParamVec theta = theta0.clone();
     HfStats st = hf.step(obj, theta, lr.batch, lr.batch);
-    EXPECT_FALSE(st.cg_zero_start);
-    EXPECT_GE(st.q, 0) << "one CG step from this start stays above q(0)";
-    EXPECT_EQ(st.rho, -std::numeric_limits<double>::infinity());
-    EXPECT_GT(hf.lambda(), 1.0);
-  }
-  cfg.cg_zero_start_if_worse = true;
-  HessianFree hf(cfg);
-  hf.restore(1.0, uphill.clone());
-  ParamVec theta = theta0.clone();
-  HfStats st = hf.step(obj, theta, lr.batch, lr.batch);
-  EXPECT_TRUE(st.cg_zero_start);
-  EXPECT_LT(st.q, 0);
-  EXPECT_TRUE(std::isfinite(st.rho));
+    return std::make_pair(st, hf.lambda());
+  };
+  const auto [kept, kept_lambda] = step_from_uphill(false);
+  EXPECT_FALSE(kept.cg_zero_start);
+  EXPECT_GE(kept.q, 0) << "one CG step from this start stays above q(0)";
+  EXPECT_EQ(kept.rho, -std::numeric_limits<double>::infinity());
+  EXPECT_GT(kept_lambda, 1.0);
+
+  const auto [dropped, dropped_lambda] = step_from_uphill(true);
+  EXPECT_TRUE(dropped.cg_zero_start);
+  EXPECT_LT(dropped.q, 0);
+  EXPECT_TRUE(std::isfinite(dropped.rho));
 }
 
 TEST(HessianFree, RejectsANonFiniteLossAndRaisesLambda) {
