@@ -44,14 +44,15 @@ enum class PairOp { add, mul, xor_ };
 
 class MarkedPairTask : public GeneratedTask {
  public:
-  MarkedPairTask(std::string name, PairOp op, int64_t T)
+  MarkedPairTask(std::string name, PairOp op, int64_t T, bool cues)
       : GeneratedTask(std::move(name), dense_signature(2, op == PairOp::xor_ ? OutputKind::logistic : OutputKind::linear, 1)),
         op_(op),
-        T_(T) {}
+        T_(T),
+        cues_(cues) {}
 
   Example generate(Rng& rng) const override {
     const int64_t length = uniform_int(rng, T_, 11 * T_ / 10);
-    const int64_t I = uniform_int(rng, 1, length / 10);
+    const int64_t I = uniform_int(rng, cues_ ? 2 : 1, length / 10);
     int64_t J = uniform_int(rng, length / 10, length / 2);
     while (J == I) J = uniform_int(rng, length / 10, length / 2);  // two distinct marked numbers
     Example e = blank_example(sig_, length);
@@ -61,6 +62,7 @@ class MarkedPairTask : public GeneratedTask {
       e.input_dense[2 * (p - 1) + 1] = (p == I || p == J) ? 1.0 : 0.0;
       e.loss_mask[p - 1] = 0;
     }
+    if (cues_) e.input_dense[1] = e.input_dense[2 * (length - 3) + 1] = -1.0;
     const double a = e.input_dense[2 * (I - 1)], b = e.input_dense[2 * (J - 1)];
     e.target_dense[length - 1] = op_ == PairOp::add ? (a + b) / 2 : op_ == PairOp::mul ? a * b : double((a != 0) != (b != 0));
     e.loss_mask[length - 1] = 1;
@@ -93,6 +95,7 @@ class MarkedPairTask : public GeneratedTask {
  private:
   PairOp op_;
   int64_t T_;
+  bool cues_;
 };
 
 // ---- temporal order, 2-bit and 3-bit (thesis 4.4.2-3, H&S 6a/6b) ----------------------------------
@@ -238,9 +241,13 @@ class MemorizationTask : public GeneratedTask {
 
 void register_pathological(std::vector<TaskInfo>& r) {
   auto pair_task = [](const char* name, PairOp op, const char* what) {
-    return TaskInfo{name, what, "000 §3.1", {{"T", 100}}, [name, op](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
+    return TaskInfo{name, what, "000 §3.1", {{"T", 100}, {"cues", "none"}},
+                    [name, op](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
                       OptionReader o(name, cfg);
-                      return std::make_unique<MarkedPairTask>(name, op, o.integer("T", 10, 10'000'000));
+                      const int64_t T = o.integer("T", 10, 10'000'000);
+                      const bool cues = o.choice("cues", {"none", "code"}) == "code";
+                      if (cues && T < 20) o.fail("T", fmt::format("must be >= 20 with cues \"code\" (got {})", T));
+                      return std::make_unique<MarkedPairTask>(name, op, T, cues);
                     }};
   };
   r.push_back(pair_task("addition", PairOp::add,

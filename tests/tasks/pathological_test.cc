@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.h"
 #include "tasks/example.h"
 #include "tasks/task.h"
 #include "tests/tasks/util.h"
@@ -68,8 +69,9 @@ bool same_batch(const Batch& a, const Batch& b) {
   return true;
 }
 
-void check_marked_pairs(const std::string& name, int64_t T) {
-  Sampled s = draw(name, {{"T", T}}, 400);
+// cues: the "code" variant's -1 cues at p = 1 and p = L - 2 (0-based t = 0 and T' - 3)
+void check_marked_pairs(const std::string& name, int64_t T, bool cues = false) {
+  Sampled s = draw(name, {{"T", T}, {"cues", cues ? "code" : "none"}}, 400);
   const Signature sig = s.task->signature();
   EXPECT_FALSE(sig.symbolic_input);
   EXPECT_EQ(sig.input_dim, 2);
@@ -87,13 +89,14 @@ void check_marked_pairs(const std::string& name, int64_t T) {
       const double u = e.input_dense[2 * (p - 1)], m = e.input_dense[2 * (p - 1) + 1];
       if (name == "xor") EXPECT_TRUE(u == 0 || u == 1);
       else EXPECT_TRUE(u >= 0 && u < 1);
-      EXPECT_TRUE(m == 0 || m == 1);
+      if (cues && (p == 1 || p == L - 2)) EXPECT_EQ(m, -1) << "cue at step " << p;
+      else EXPECT_TRUE(m == 0 || m == 1) << "step " << p;
       if (m == 1) marked.push_back(p);
       EXPECT_EQ(e.input_mask[p - 1], 1);
       EXPECT_EQ(e.loss_mask[p - 1], p == L ? 1 : 0) << "only the last step has a target";
     }
     ASSERT_EQ(marked.size(), 2u);
-    EXPECT_GE(marked[0], 1);
+    EXPECT_GE(marked[0], cues ? 2 : 1);
     EXPECT_LE(marked[0], L / 10);
     EXPECT_GE(marked[1], L / 10);
     EXPECT_LE(marked[1], L / 2);
@@ -118,6 +121,11 @@ void check_marked_pairs(const std::string& name, int64_t T) {
 TEST(Pathological, AdditionFollowsTheThesisRules) { check_marked_pairs("addition", 50); }
 TEST(Pathological, MultiplicationFollowsTheThesisRules) { check_marked_pairs("multiplication", 30); }
 TEST(Pathological, XorFollowsTheThesisRules) { check_marked_pairs("xor", 40); }
+TEST(Pathological, AdditionWithTheReleasedCodesCues) { check_marked_pairs("addition", 80, /*cues=*/true); }
+TEST(Pathological, CuesNeedRoomBeforeTheFirstMarker) {
+  EXPECT_THROW(make("addition", {{"T", 19}, {"cues", "code"}}), Error);
+  EXPECT_THROW(make("addition", {{"cues", "start"}}), Error);
+}
 
 TEST(Pathological, ContinuousErrorUsesTheTolerance) {
   Sampled s = draw("addition", {{"T", 20}}, 50);
