@@ -157,6 +157,16 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_bat
   };
   CgResult cg = conjugate_gradient(B, b, x0, co);
   st.cg_iters = cg.iters;
+  if (cfg_.cg_restart_if_stuck && !cg.zero_started && !(cg.q.back() < 0) && x0.norm() > 0) {
+    // stuck above q(0): start over from 0, with the line-search state of the first run forgotten
+    x_f.fill(0);
+    f_xf = fc0;
+    failed = 0;
+    best_reduction = 0;
+    cg = conjugate_gradient(B, b, theta.clone().fill(0), co);
+    st.cg_iters += cg.iters;
+    st.cg_restart = true;
+  }
   st.cg_stop = cg.stop;
   st.cg_zero_start = cg.zero_started;
   prev_ = cg.x.clone();  // the next warm start is the last iterate, not the backtracked one
@@ -228,7 +238,7 @@ nlohmann::json to_json(const HfConfig& c) {
   auto rule = c.rule == StepRule::cg_backtrack ? "cg_backtrack" : c.rule == StepRule::line_search_damping ? "line_search_damping" : "augmented";
   return {{"lambda", c.lambda}, {"mu", c.mu}, {"mu_times_lambda", c.mu_times_lambda}, {"curvature", curv},
           {"rule", rule}, {"max_cg", c.max_cg}, {"min_cg", c.min_cg}, {"cg_decay", c.cg_decay},
-          {"cg_zero_start_if_worse", c.cg_zero_start_if_worse},
+          {"cg_zero_start_if_worse", c.cg_zero_start_if_worse}, {"cg_restart_if_stuck", c.cg_restart_if_stuck},
           {"progress_eps", c.progress_eps}, {"true_stop_factor", c.true_stop_factor}, {"check_every", c.check_every}, {"backtrack", c.backtrack},
           {"lm_decrease", c.lm_decrease}, {"lm_increase", c.lm_increase}, {"rho_low", c.rho_low},
           {"rho_high", c.rho_high}, {"min_lambda", c.min_lambda}, {"line_search", c.line_search},
@@ -263,6 +273,7 @@ HfConfig hf_config_from_json(const nlohmann::json& j) {
     c.min_cg = full["min_cg"];
     c.cg_decay = full["cg_decay"];
     c.cg_zero_start_if_worse = full["cg_zero_start_if_worse"];
+    c.cg_restart_if_stuck = full["cg_restart_if_stuck"];
     c.progress_eps = full["progress_eps"];
     c.true_stop_factor = full["true_stop_factor"];
     c.check_every = full["check_every"];

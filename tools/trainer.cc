@@ -61,7 +61,7 @@ class HfStep : public TrainStep {
     if (undefined_rho_run_ == kWarnAfter && !warned_) {
       std::fprintf(stderr,
                    "\nhf: warning: CG's model value stayed above q(0) = 0 for %d iterations in a row (rho undefined, "
-                   "lambda now %.3g); if the warm start is to blame, set optimizer_options.cg_zero_start_if_worse=true\n",
+                   "lambda now %.3g); if the warm start is to blame, set optimizer_options.cg_restart_if_stuck=true\n",
                    kWarnAfter, hf_.lambda());
       warned_ = true;
     }
@@ -76,6 +76,7 @@ class HfStep : public TrainStep {
             {"cg_iters", s.cg_iters},
             {"cg_stop", s.cg_stop},
             {"cg_zero_start", s.cg_zero_start},
+            {"cg_restart", s.cg_restart},
             {"chosen_iter", s.chosen_iter},
             {"step_size", s.step},
             {"accepted", s.accepted},

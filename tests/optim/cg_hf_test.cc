@@ -233,6 +233,38 @@ TEST(HessianFree, AWarmStartLeavingQAboveZeroIsDroppedOnlyOnRequest) {
   EXPECT_TRUE(std::isfinite(dropped.rho));
 }
 
+// cg_restart_if_stuck keeps the warm start unless CG from it ends at or above q(0) = 0, and then reruns
+// CG from 0 in the same iteration.
+TEST(HessianFree, RestartsCgFromZeroOnlyWhenTheWarmStartGetsStuck) {
+  Logistic lr;
+  GraphObjective obj = lr.objective();
+  const ParamVec theta0 = lr.ps.zeros_like().fill(0.1);
+  const ParamVec g = obj.evaluate(theta0, lr.batch)->grad();
+  HfConfig cfg;
+  cfg.lambda = 1;
+  cfg.mu = 0;
+  cfg.max_cg = 1;
+  cfg.line_search = false;
+  cfg.cg_restart_if_stuck = true;
+  auto step_from = [&](const ParamVec& warm) {
+    HessianFree hf(cfg);
+    hf.restore(1.0, warm.clone());
+    ParamVec theta = theta0.clone();
+    return hf.step(obj, theta, lr.batch, lr.batch);
+  };
+  const HfStats stuck = step_from(g.clone().scale(1e3));  // far uphill: one CG step stays above 0
+  EXPECT_TRUE(stuck.cg_restart);
+  EXPECT_FALSE(stuck.cg_zero_start);
+  EXPECT_EQ(stuck.cg_iters, 2) << "one iteration from the warm start, one from 0";
+  EXPECT_LT(stuck.q, 0);
+  EXPECT_TRUE(std::isfinite(stuck.rho));
+  // a start slightly uphill of 0 (q(x0) > 0) that one CG step brings below 0 is kept
+  const HfStats kept = step_from(g.clone().scale(1e-3));
+  EXPECT_FALSE(kept.cg_restart);
+  EXPECT_EQ(kept.cg_iters, 1);
+  EXPECT_LT(kept.q, 0);
+}
+
 TEST(HessianFree, RejectsANonFiniteLossAndRaisesLambda) {
   Logistic lr;
   GraphObjective poisoned = lr.objective(/*poison=*/true);
