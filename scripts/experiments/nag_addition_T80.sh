@@ -2,13 +2,16 @@
 # Thesis ch. 7 reproduction: NAG, ch. 7 addition schedule, spectral radius 1.2, addition T = 80, seeds 1..5.
 # Each run is resumable: rerunning this script continues unfinished runs from their checkpoints.
 # Usage: bash scripts/experiments/nag_addition_T80.sh [seeds...]
+#   VARIANT=cues: the task with the released generator's start/end cues
+#   (docs/results/configs/nag_addition_T80_cues.json, runs/nag_addition_T80_cues_s<seed>)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TG=${TG:-./build/tools/tapegrad}
+suffix=${VARIANT:+_$VARIANT}
 seeds=("${@:-1 2 3 4 5}")
 for s in ${seeds[*]}; do
-  out=runs/nag_addition_T80_s$s
+  out=runs/nag_addition_T80${suffix}_s$s
   if [ -f "$out/checkpoint.npz" ]; then resume=--resume; else resume=; fi
-  OPENBLAS_NUM_THREADS=1 $TG train --config docs/results/configs/nag_addition_T80.json --seed "$s" --out "$out" $resume
+  OPENBLAS_NUM_THREADS=1 $TG train --config "docs/results/configs/nag_addition_T80${suffix}.json" --seed "$s" --out "$out" $resume
   OPENBLAS_NUM_THREADS=1 $TG eval --run "$out" --seed 2026 -n 10000 | tee "$out/eval.txt"
 done
