@@ -252,7 +252,9 @@ TEST(LineBatching, TrainingDoesNotDependOnTheChunkSize) {
       EXPECT_NEAR(x.error, y.error, 1e-12);
       EXPECT_EQ(x.eta_w, y.eta_w);
       EXPECT_EQ(x.eta_tau, y.eta_tau);
-      if (k > 0) EXPECT_GE(x.train_ll_bits, r.history[k - 1].train_ll_bits - 1e-12);
+      if (k > 0) {
+        EXPECT_GE(x.train_ll_bits, r.history[k - 1].train_ll_bits - 1e-12);
+      }
     }
     expect_near(r.best_params, runs[0].best_params, "best parameters");
   }
