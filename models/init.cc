@@ -146,6 +146,10 @@ InitOptions InitOptions::read(const OptionReader& o) {
   if (o.has("init_scale")) r.scale = o.number("init_scale");
   if (o.has("sparse_k")) r.sparse_k = o.size("sparse_k");
   if (o.has("input_scale")) r.input_scale = o.number("input_scale");
+  if (o.has("output_scale")) {
+    r.output_scale = o.number("output_scale");
+    if (r.output_scale < 0) o.fail("option 'output_scale' must be >= 0 (0 = output weights start at zero)");
+  }
   if (o.has("recurrent_init"))
     r.recurrent = o.choice("recurrent_init", {"same", "normal", "uniform", "sparse", "glorot", "identity"});
   if (o.has("spectral_radius")) {
@@ -165,7 +169,8 @@ Init InitOptions::weights(const std::string& s) const {
 }
 
 nlohmann::json init_defaults(bool recurrent, double scale) {
-  nlohmann::json j = {{"init", "normal"}, {"init_scale", scale}, {"sparse_k", 15}, {"input_scale", 1.0}};
+  nlohmann::json j = {{"init", "normal"}, {"init_scale", scale}, {"sparse_k", 15}, {"input_scale", 1.0},
+                      {"output_scale", 1.0}};
   if (recurrent) {
     j["recurrent_init"] = "same";
     j["spectral_radius"] = 0.0;

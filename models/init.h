@@ -45,6 +45,7 @@ struct InitOptions {
   double scale = 0.1;           // normal / sparse: the stddev; uniform: the half-width
   int64_t sparse_k = 15;        // nonzero incoming weights per unit for "sparse"
   double input_scale = 1.0;     // extra factor on input weights
+  double output_scale = 1.0;    // extra factor on the output layer's weights (0: they start at zero)
   std::string recurrent = "same";  // square recurrent matrices: "same" as scheme, another scheme, or identity
   double spectral_radius = 0;   // > 0: rescale each square recurrent matrix to this spectral radius
 

@@ -5,7 +5,7 @@
 namespace tg::models {
 
 OutputLayer::OutputLayer(ParamBuilder& p, int64_t in, int64_t out, bool bias) {
-  w_oh_ = p.weight("W_oh", in, out);
+  w_oh_ = p.output("W_oh", in, out);
   if (bias) b_o_ = p.add("b_o", {out}, init::zeros());
 }
 

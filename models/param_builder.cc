@@ -24,6 +24,12 @@ ParamId ParamBuilder::input(const std::string& name, int64_t rows, int64_t cols,
   return add(name, {rows, cols}, init::blockwise(blocks, base));
 }
 
+ParamId ParamBuilder::output(const std::string& name, int64_t rows, int64_t cols) {
+  Init base = opt_.weights(opt_.scheme);
+  if (opt_.output_scale != 1.0) base = init::scaled(base, opt_.output_scale);
+  return add(name, {rows, cols}, init::blockwise(1, base));  // the same draws as weight() at scale 1
+}
+
 Init ParamBuilder::recurrent_init() const {
   Init base = opt_.weights(opt_.recurrent == "same" ? opt_.scheme : opt_.recurrent);
   if (opt_.spectral_radius > 0) base = init::with_spectral_radius(base, opt_.spectral_radius);

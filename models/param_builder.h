@@ -21,6 +21,7 @@ class ParamBuilder {
   // each initialised on its own.
   ParamId input(const std::string& name, int64_t rows, int64_t cols, int64_t blocks = 1);      // × input_scale
   ParamId recurrent(const std::string& name, int64_t rows, int64_t cols, int64_t blocks = 1);  // square blocks
+  ParamId output(const std::string& name, int64_t rows, int64_t cols);                          // × output_scale
   ParamId weight(const std::string& name, int64_t rows, int64_t cols, int64_t blocks = 1);     // any other
   // Anything else (biases, peepholes, initial states) with an explicit initializer.
   ParamId add(const std::string& name, const Shape& shape, const Init& init);

@@ -99,5 +99,36 @@ TEST(ModelInit, RnnHiddenBiasScale) {
   EXPECT_THROW(info.make(resolve(info, {{"vocab", 5}, {"bias_scale", -1.0}}), DType::f64, rng), Error);
 }
 
+TEST(ModelInit, OutputScaleMultipliesTheSameDrawsOfTheOutputWeights) {
+  // output_scale s gives s times the output weights of the default init (same seed), 0 gives zeros;
+  // every other parameter is unchanged.
+  const ModelInfo& info = find("rnn");
+  const nlohmann::json base = {{"vocab", 0}, {"in", 2}, {"out", 1}, {"hidden", 20}, {"init", "sparse"},
+                               {"init_scale", 1.0}, {"spectral_radius", 1.2}};
+  auto make = [&](double s) {
+    nlohmann::json o = base;
+    o["output_scale"] = s;
+    Rng rng(6);
+    return info.make(resolve(info, o), DType::f64, rng);
+  };
+  auto one = make(1.0), half = make(0.5), zero = make(0.0);
+  const std::vector<double> w1 = one->params().value(*one->params().find("rnn/W_oh")).to_vector();
+  const std::vector<double> wh = half->params().value(*half->params().find("rnn/W_oh")).to_vector();
+  const std::vector<double> w0 = zero->params().value(*zero->params().find("rnn/W_oh")).to_vector();
+  int nonzero = 0;
+  for (size_t k = 0; k < w1.size(); ++k) {
+    nonzero += w1[k] != 0;
+    EXPECT_EQ(wh[k], 0.5 * w1[k]);
+    EXPECT_EQ(w0[k], 0.0);
+  }
+  EXPECT_EQ(nonzero, 15) << "sparse init: 15 incoming weights into the output unit";
+  EXPECT_EQ(one->params().value(*one->params().find("rnn/W_hh")).to_vector(),
+            zero->params().value(*zero->params().find("rnn/W_hh")).to_vector());
+  Rng rng(7);
+  nlohmann::json bad = base;
+  bad["output_scale"] = -1.0;
+  EXPECT_THROW(info.make(resolve(info, bad), DType::f64, rng), Error);
+}
+
 }  // namespace
 }  // namespace tg::models
