@@ -5,6 +5,7 @@
 #   VARIANT=cues: the task with the released generator's start/end cues
 #   (docs/results/configs/nag_addition_T80_cues.json, runs/nag_addition_T80_cues_s<seed>)
 #   VARIANT=lr03: every learning rate of the ch. 7 schedule × 0.3 (docs/results/configs/nag_addition_T80_lr03.json)
+#   VARIANT=clip1: the thesis settings plus gradient-norm clipping at 1 (docs/results/configs/nag_addition_T80_clip1.json)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TG=${TG:-./build/tools/tapegrad}
