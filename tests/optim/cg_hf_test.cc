@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <utility>
 
@@ -50,6 +51,8 @@ void check_cg(int n, double cond, int max_iters) {
     ParamVec resid = A(r.x).axpy(-1.0, b);
     EXPECT_LE(r.iters, max_iters);
     EXPECT_LT(resid.norm() / b.norm(), 1e-10) << "n=" << n << " stop=" << r.stop << " iters=" << r.iters;
+    std::printf("CG n=%d condition %g: %d iterations, relative residual %.2e\n", n, cond, r.iters,
+                resid.norm() / b.norm());
     // q decreases monotonically
     for (size_t i = 1; i < r.q.size(); ++i) EXPECT_LE(r.q[i], r.q[i - 1] + 1e-12);
   }
@@ -187,11 +190,14 @@ TEST(HessianFree, MatchesNewtonOnLogisticRegression) {
   int full_steps = 0;
   for (int it = 0; it < 10 && obj.evaluate(theta, lr.batch)->grad().norm() > 1e-12; ++it) {
     ParamVec expect = newton_step(obj, theta, lr.batch);
+    const ParamVec before = theta.clone();
     HfStats st = hf.step(obj, theta, lr.batch, lr.batch);
     ASSERT_TRUE(st.accepted) << "iteration " << it << " " << st.cg_stop;
     ASSERT_EQ(st.step, 1.0) << "logistic regression: Newton's full step always decreases the loss here";
     ParamVec diff = theta.clone().axpy(-1.0, expect);
     EXPECT_LT(diff.norm(), 1e-8 * std::max(1.0, expect.norm())) << "iteration " << it;
+    std::printf("HF vs Newton, iteration %d: |theta_HF - theta_Newton| = %.2e, |Newton step| = %.2e\n", it,
+                diff.norm(), expect.clone().axpy(-1.0, before).norm());
     ++full_steps;
   }
   EXPECT_GE(full_steps, 3);
@@ -379,6 +385,7 @@ TEST(HessianFree, PreconditionedStepIsStillNewtonsStep) {
   ParamVec theta = lr.ps.zeros_like();
   for (int it = 0; it < 3; ++it) {
     ParamVec expect = newton_step(obj, theta, lr.batch);
+    const ParamVec before = theta.clone();
     HfStats st = hf.step(obj, theta, lr.batch, lr.batch);
     ASSERT_TRUE(st.accepted) << st.cg_stop;
     EXPECT_LT(theta.clone().axpy(-1.0, expect).norm(), 1e-8 * std::max(1.0, expect.norm())) << "iteration " << it;
