@@ -14,20 +14,23 @@ ParamId ParamBuilder::add(const std::string& name, const Shape& shape, const Ini
   return ps_->add(full(name), shape, init, rng_);
 }
 
-ParamId ParamBuilder::weight(const std::string& name, int64_t rows, int64_t cols, int64_t blocks) {
-  return add(name, {rows, cols}, init::blockwise(blocks, opt_.weights(opt_.scheme)));
-}
-
-ParamId ParamBuilder::input(const std::string& name, int64_t rows, int64_t cols, int64_t blocks) {
+ParamId ParamBuilder::scaled_weight(const std::string& name, int64_t rows, int64_t cols, int64_t blocks,
+                                    double factor) {
   Init base = opt_.weights(opt_.scheme);
-  if (opt_.input_scale != 1.0) base = init::scaled(base, opt_.input_scale);
+  if (factor != 1.0) base = init::scaled(base, factor);
   return add(name, {rows, cols}, init::blockwise(blocks, base));
 }
 
+ParamId ParamBuilder::weight(const std::string& name, int64_t rows, int64_t cols, int64_t blocks) {
+  return scaled_weight(name, rows, cols, blocks, 1.0);
+}
+
+ParamId ParamBuilder::input(const std::string& name, int64_t rows, int64_t cols, int64_t blocks) {
+  return scaled_weight(name, rows, cols, blocks, opt_.input_scale);
+}
+
 ParamId ParamBuilder::output(const std::string& name, int64_t rows, int64_t cols) {
-  Init base = opt_.weights(opt_.scheme);
-  if (opt_.output_scale != 1.0) base = init::scaled(base, opt_.output_scale);
-  return add(name, {rows, cols}, init::blockwise(1, base));  // the same draws as weight() at scale 1
+  return scaled_weight(name, rows, cols, 1, opt_.output_scale);
 }
 
 Init ParamBuilder::recurrent_init() const {

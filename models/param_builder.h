@@ -37,6 +37,8 @@ class ParamBuilder {
 
  private:
   std::string full(const std::string& name) const { return scope_.empty() ? name : scope_ + "/" + name; }
+  // The init scheme's draws times `factor` (no rescaling at 1), per block.
+  ParamId scaled_weight(const std::string& name, int64_t rows, int64_t cols, int64_t blocks, double factor);
   ParamSet* ps_;
   std::string scope_;
   init::InitOptions opt_;

@@ -385,7 +385,6 @@ TEST(HessianFree, PreconditionedStepIsStillNewtonsStep) {
   ParamVec theta = lr.ps.zeros_like();
   for (int it = 0; it < 3; ++it) {
     ParamVec expect = newton_step(obj, theta, lr.batch);
-    const ParamVec before = theta.clone();
     HfStats st = hf.step(obj, theta, lr.batch, lr.batch);
     ASSERT_TRUE(st.accepted) << st.cg_stop;
     EXPECT_LT(theta.clone().axpy(-1.0, expect).norm(), 1e-8 * std::max(1.0, expect.norm())) << "iteration " << it;
