@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "ops/ops.h"
-#include "ops/registry.h"
+#include "ops/families.h"
 
 namespace tg::ad {
 
@@ -65,12 +65,6 @@ class ConcatCache {
   std::map<std::vector<int32_t>, Var> made_;
 };
 
-const Primitive* prim_named(const char* name) {
-  const Primitive* p = ops::find_primitive(name);
-  TG_ASSERT(p != nullptr, "primitive {} is not registered", name);
-  return p;
-}
-
 // Sums the contributions to one cotangent. A chain of adds would materialise each one: for a weight
 // shared by T steps, T products of the weight's full shape plus T adds, hundreds of megabytes per
 // pass. Contributions this sweep built (ids >= fresh: nothing has evaluated them yet, see
@@ -81,9 +75,9 @@ const Primitive* prim_named(const char* name) {
 // The products are only regrouped when copying the operands costs less than the adds it saves.
 Var sum_contributions(Graph& g, Contributions& c, int32_t fresh, ConcatCache& concats) {
   if (c.more.empty()) return c.first;
-  static const Primitive* matmul_p = prim_named("matmul");
-  static const Primitive* scatter_p = prim_named("scatter_add_rows");
-  static const Primitive* pad_p = prim_named("pad");
+  const Primitive* matmul_p = &ops::matmul_p;
+  const Primitive* scatter_p = &ops::scatter_add_rows_p;
+  const Primitive* pad_p = &ops::pad_p;
   std::vector<Var> parts;
   parts.reserve(c.more.size() + 1);
   parts.push_back(c.first);

@@ -50,7 +50,7 @@ class Gnn final : public GraphModel {
     const DType dt = params_.dtype();
     Var w = g[w_], w0 = g[w0_], tau = g[tau_], tau0 = g[tau0_];
     Var a = more::initial_state(g, c_.learned_state ? g[a0_] : Var(), xs.B, c_.units, dt);
-    g.tag(a, "start_state");  // per-sequence start state: its adjoint is each line's B^0 (optim/riemannian/lines)
+    g.tag(a, "start_state");  // per-sequence start state: its adjoint is each line's B^0 (riemannian/lines)
     Outputs out;
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, "gnn/t", t);

@@ -11,11 +11,7 @@
 
 namespace tg::models {
 
-struct Targets {
-  std::vector<ops::Index> symbols;  // softmax: T entries of B class ids
-  std::vector<Tensor> dense;        // logistic ([0,1]) / linear: T entries of [B, out]
-  std::vector<Tensor> mask;         // T entries of [B] loss weights (0 = not counted); empty: all steps
-};
+using tasks::Targets;
 
 // Mean over the mask's total weight (per output element for logistic and linear), or the sum.
 // Steps whose mask is all zero add no nodes.

@@ -12,29 +12,14 @@
 #include "core/graph.h"
 #include "core/params.h"
 #include "ops/ops.h"
+#include "tasks/batch.h"
 
 namespace tg::models {
 
-// A batch of B sequences of T steps, time-major. Inputs are either symbols (one index per sequence
-// and step: a column lookup, no one-hot matmul) or dense vectors [B, in].
-struct Sequence {
-  int64_t T = 0, B = 0;
-  std::vector<ops::Index> symbols;  // T entries of B indices in [0, in), or empty
-  std::vector<Tensor> dense;        // T entries of [B, in], or empty
-  // Optional per-step input masks, T entries of [B] (1 = a real step, 0 = padding): where 0 the
-  // state is carried over unchanged, so variable-length sequences can share a batch.
-  std::vector<Tensor> mask;
-  // Optional training-time dropout factors (0 or 1/(1-p)) on the non-recurrent connections, drawn by
-  // the objective (models/noise.h) and sliced with the batch: T entries of [B, in] (dense inputs) or
-  // [B] (symbolic inputs: a dropped one-hot unit), and T entries of [B, R] on what the output layer
-  // reads. Empty: no dropout (evaluation).
-  std::vector<Tensor> input_keep;
-  std::vector<Tensor> readout_keep;
-};
-
-// What the output layer's units are: the matching loss follows (softmax + cross-entropy,
-// logistic + binary cross-entropy, linear + squared error), which makes Gauss-Newton PSD.
-enum class OutputKind { softmax, logistic, linear };
+// The data types models read live in the data layer (tasks/batch.h).
+using tasks::OutputKind;
+using tasks::Sequence;
+using tasks::output_kind_name;
 
 struct Outputs {
   std::vector<Var> logits;  // per step [B, out]: pre-nonlinearity outputs (Gauss-Newton block), tag "logits"

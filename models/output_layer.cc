@@ -24,17 +24,7 @@ Var predict(OutputKind kind, Var logits, Site site) {
 }
 
 OutputKind read_output_kind(const OptionReader& o, const std::string& key) {
-  const std::string k = o.choice(key, {"softmax", "logistic", "linear"});
-  return k == "softmax" ? OutputKind::softmax : k == "logistic" ? OutputKind::logistic : OutputKind::linear;
-}
-
-const char* output_kind_name(OutputKind kind) {
-  switch (kind) {
-    case OutputKind::softmax: return "softmax";
-    case OutputKind::logistic: return "logistic";
-    case OutputKind::linear: return "linear";
-  }
-  return "?";
+  return *tasks::output_kind_named(o.choice(key, {"softmax", "logistic", "linear"}));
 }
 
 }  // namespace tg::models

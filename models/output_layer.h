@@ -25,6 +25,5 @@ class OutputLayer {
 // softmax over the last axis, logistic, or the identity.
 Var predict(OutputKind kind, Var logits, Site site = Site::current());
 OutputKind read_output_kind(const OptionReader& o, const std::string& key);  // softmax | logistic | linear
-const char* output_kind_name(OutputKind kind);
 
 }  // namespace tg::models

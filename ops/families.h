@@ -13,3 +13,11 @@ void register_reduce(std::vector<const Primitive*>& r);
 void register_shape(std::vector<const Primitive*>& r);
 void register_fused(std::vector<const Primitive*>& r);  // fused cells (ops/lstm_cell.cc)
 }  // namespace tg::ops
+
+namespace tg::ops {
+// The linear primitives whose sums the reverse sweep regroups into one node (core/ad.cc,
+// sum_contributions): named objects, so the engine needs no look-up by name.
+extern const Primitive matmul_p;
+extern const Primitive pad_p;
+extern const Primitive scatter_add_rows_p;
+}  // namespace tg::ops

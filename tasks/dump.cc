@@ -17,7 +17,6 @@
 
 namespace tg::tasks {
 
-using models::OutputKind;
 using nlohmann::json;
 
 namespace {
@@ -25,15 +24,6 @@ namespace {
 constexpr const char* kFormat = "tapegrad-task-file";
 constexpr int kVersion = 1;
 constexpr int64_t kChunk = 64;  // sequences generated per write: bounded memory for long sequences
-
-const char* kind_name(OutputKind k) {
-  switch (k) {
-    case OutputKind::softmax: return "softmax";
-    case OutputKind::logistic: return "logistic";
-    case OutputKind::linear: return "linear";
-  }
-  return "?";
-}
 
 // Written with nlohmann::ordered_json so that keys keep the documented order (format first).
 using ordered = nlohmann::ordered_json;
@@ -47,7 +37,7 @@ ordered header_json(const TaskFileHeader& h, int64_t count) {
   if (h.seed) j["seed"] = *h.seed;
   j["count"] = count;
   j["input"] = {{"kind", s.symbolic_input ? "symbols" : "dense"}, {"size", s.input_dim}};
-  j["output"] = {{"kind", kind_name(s.output)}, {"size", s.output_dim}};
+  j["output"] = {{"kind", output_kind_name(s.output)}, {"size", s.output_dim}};
   if (!s.alphabet.empty()) j["alphabet"] = s.alphabet;
   return j;
 }
@@ -145,9 +135,7 @@ TaskFileHeader parse_header(const json& j, const Where& w) {
   h.signature.input_dim = positive_int(in, "size", w, "header \"input\".");
   const json& out = j["output"];
   const std::string kind = out.value("kind", "");
-  if (kind == "softmax") h.signature.output = OutputKind::softmax;
-  else if (kind == "logistic") h.signature.output = OutputKind::logistic;
-  else if (kind == "linear") h.signature.output = OutputKind::linear;
+  if (auto k = output_kind_named(kind)) h.signature.output = *k;
   else w.fail("header \"output\".\"kind\" must be \"softmax\", \"logistic\" or \"linear\"");
   h.signature.output_dim = positive_int(out, "size", w, "header \"output\".");
   if (h.signature.output == OutputKind::softmax && h.signature.output_dim < 2)
@@ -275,8 +263,8 @@ class FileTask : public Task {
     if (want.symbolic_input != got.symbolic_input || want.input_dim != got.input_dim || want.output != got.output ||
         want.output_dim != got.output_dim)
       w.fail(fmt::format("the header's input/output ({} {}, {} {}) do not match task '{}' ({} {}, {} {})",
-                         got.symbolic_input ? "symbols" : "dense", got.input_dim, kind_name(got.output), got.output_dim,
-                         h.task, want.symbolic_input ? "symbols" : "dense", want.input_dim, kind_name(want.output),
+                         got.symbolic_input ? "symbols" : "dense", got.input_dim, output_kind_name(got.output), got.output_dim,
+                         h.task, want.symbolic_input ? "symbols" : "dense", want.input_dim, output_kind_name(want.output),
                          want.output_dim));
   }
 

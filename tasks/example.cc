@@ -9,7 +9,6 @@
 
 namespace tg::tasks {
 
-using models::OutputKind;
 
 Example blank_example(const Signature& sig, int64_t length) {
   Example e;

@@ -42,7 +42,7 @@ void check_outputs(const Batch& b, const std::vector<Tensor>& outputs, int64_t o
 
 // Whether the output at step t of sequence s is right: softmax, the argmax (first on ties) is the
 // target; logistic, the logit's sign matches the 0/1 target; linear, |prediction - target| <= tolerance.
-bool step_correct(const Batch& b, const std::vector<Tensor>& outputs, models::OutputKind kind, int64_t t,
+bool step_correct(const Batch& b, const std::vector<Tensor>& outputs, OutputKind kind, int64_t t,
                   int64_t s, double tolerance = 0.04);
 
 // The steps of sequence s that have a target (loss mask 1), in order.
@@ -52,10 +52,10 @@ std::vector<int64_t> target_steps(const Batch& b, int64_t s);
 using ScoredSteps = std::function<std::vector<int64_t>(const Batch& b, int64_t s)>;
 
 // Fraction of sequences with at least one wrong scored step (Hochreiter & Schmidhuber's criterion).
-double sequence_error(const Batch& b, const std::vector<Tensor>& outputs, models::OutputKind kind,
+double sequence_error(const Batch& b, const std::vector<Tensor>& outputs, OutputKind kind,
                       const ScoredSteps& scored = target_steps, double tolerance = 0.04);
 // Fraction of scored steps that are wrong, over the whole batch (000 Ch.7's memorization metric).
-double step_error(const Batch& b, const std::vector<Tensor>& outputs, models::OutputKind kind,
+double step_error(const Batch& b, const std::vector<Tensor>& outputs, OutputKind kind,
                   const ScoredSteps& scored = target_steps, double tolerance = 0.04);
 
 // Per sequence: -log2 of the softmax probability of the target, summed over the loss-masked steps.

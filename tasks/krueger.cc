@@ -65,7 +65,7 @@ class AddingTask : public GeneratedTask {
     Signature s;
     s.symbolic_input = false;
     s.input_dim = 2;
-    s.output = models::OutputKind::linear;
+    s.output = OutputKind::linear;
     s.output_dim = 1;
     return s;
   }

@@ -128,7 +128,6 @@ double cumulative_regret(const Batch& b, const std::vector<Tensor>& logits, bool
 
 namespace {
 
-using models::OutputKind;
 
 Signature text_signature(const char* symbols) {
   Signature s;

@@ -15,7 +15,6 @@
 namespace tg::tasks {
 namespace {
 
-using models::OutputKind;
 
 constexpr double kTolerance = 0.04;  // a continuous prediction is wrong when further than this from the target
 

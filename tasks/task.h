@@ -13,34 +13,15 @@
 
 #include "core/error.h"
 #include "core/params.h"
-#include "models/loss.h"
-#include "models/model.h"
+#include "tasks/batch.h"
 
 namespace tg::tasks {
-
-// Per-step targets in the layout models::matching_loss reads: symbols (softmax outputs) or dense
-// [B, out] (logistic / linear outputs), and T loss masks [B] (1 where the step has a target). Tasks
-// always fill the masks; padded steps hold symbol 0 / zeros.
-using Targets = models::Targets;
-
-struct Batch {
-  models::Sequence inputs;  // inputs.mask is empty when every sequence runs all T steps
-  Targets targets;
-  // Per sequence: the bits the true generator spends on the loss-masked targets (-log2 of their
-  // probability given the past), for tasks whose generator is known (Ollivier's); else empty.
-  std::vector<double> true_bits;
-  // Training-time additive weight noise for this batch (drawn with its dropout masks by the
-  // objective; shared by every slice, so one HF iteration sees one noise sample). Null: none.
-  std::shared_ptr<const ParamVec> weight_noise;
-  int64_t steps() const { return inputs.T; }
-  int64_t size() const { return inputs.B; }
-};
 
 // What a model must look like to be trained on a task.
 struct Signature {
   bool symbolic_input = false;  // inputs are symbols in [0, input_dim) (else dense vectors)
   int64_t input_dim = 0;
-  models::OutputKind output = models::OutputKind::softmax;
+  OutputKind output = OutputKind::softmax;
   int64_t output_dim = 0;
   // Next-character tasks (text, Ollivier's): the UTF-8 character of each symbol, input and output
   // alike (for sampling and for reading dumps); empty for the other tasks.
@@ -83,37 +64,4 @@ const TaskInfo& find(const std::string& name);  // throws tg::Error naming the k
 nlohmann::json resolve(const TaskInfo& info, const nlohmann::json& user);
 std::unique_ptr<Task> make(const std::string& name, const nlohmann::json& options);  // resolve + info.make
 
-}  // namespace tg::tasks
-
-namespace tg::tasks {
-// Sequences [first, first + count) of a batch (a curvature batch inside a gradient batch, or a chunk
-// of a large batch evaluated piece by piece to bound the tape's memory).
-inline Batch slice(const Batch& b, int64_t first, int64_t count) {
-  if (first < 0 || count < 0 || first + count > b.size())
-    throw Error(fmt::format("batch: sequences [{}, {}) outside a batch of {}", first, first + count, b.size()));
-  if (first == 0 && count == b.size()) return b;
-  auto rows = [&](const Tensor& t) {
-    Shape s = t.shape();
-    const int64_t row = s.size() / s[0];
-    s[0] = count;
-    return t.view(first * row, s).clone();
-  };
-  auto idx = [&](const ops::Index& i) {
-    return ops::make_index(std::vector<int32_t>(i->begin() + first, i->begin() + first + count));
-  };
-  Batch h;
-  h.inputs.T = b.inputs.T;
-  h.inputs.B = count;
-  for (const auto& s : b.inputs.symbols) h.inputs.symbols.push_back(idx(s));
-  for (const auto& d : b.inputs.dense) h.inputs.dense.push_back(rows(d));
-  for (const auto& m : b.inputs.mask) h.inputs.mask.push_back(rows(m));
-  for (const auto& k : b.inputs.input_keep) h.inputs.input_keep.push_back(rows(k));
-  for (const auto& k : b.inputs.readout_keep) h.inputs.readout_keep.push_back(rows(k));
-  h.weight_noise = b.weight_noise;
-  for (const auto& s : b.targets.symbols) h.targets.symbols.push_back(idx(s));
-  for (const auto& d : b.targets.dense) h.targets.dense.push_back(rows(d));
-  for (const auto& m : b.targets.mask) h.targets.mask.push_back(rows(m));
-  if (!b.true_bits.empty()) h.true_bits.assign(b.true_bits.begin() + first, b.true_bits.begin() + first + count);
-  return h;
-}
 }  // namespace tg::tasks

@@ -300,7 +300,7 @@ Signature TextTask::signature() const {
   Signature s;
   s.symbolic_input = true;
   s.input_dim = s.output_dim = corpus_->vocab().size();
-  s.output = models::OutputKind::softmax;
+  s.output = OutputKind::softmax;
   s.alphabet = corpus_->vocab().alphabet();
   return s;
 }

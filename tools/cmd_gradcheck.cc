@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "tests/harness/model_specs.h"
-#include "tests/harness/op_specs.h"
+#include "gradcheck/model_specs.h"
+#include "gradcheck/op_specs.h"
 #include "tools/commands.h"
 
 namespace tg::cli {

@@ -1,4 +1,4 @@
-// tapegrad ollivier: Ollivier's Riemannian training (seed 003, optim/riemannian/) of the GLNN, GNN
+// tapegrad ollivier: Ollivier's Riemannian training (seed 003, riemannian/) of the GLNN, GNN
 // and classical RNN on his synthetic tasks, one run or a Table-1-style grid at an equal CPU budget per
 // run. Data: one training and one validation sequence drawn from the task with --data-seed (the same
 // for every run of a grid); the model's graph and initialisation use --seed. Prints every validation
@@ -19,7 +19,7 @@
 
 #include "core/error.h"
 #include "models/ollivier.h"
-#include "optim/riemannian/training.h"
+#include "riemannian/training.h"
 #include "tasks/task.h"
 #include "tools/commands.h"
 #include "tools/ollivier_checkpoint.h"
@@ -27,7 +27,7 @@
 namespace tg::cli {
 
 namespace {
-namespace rm = tg::optim::riemannian;
+namespace rm = tg::riemannian;
 
 struct Args {
   std::string task = "anbn", options, model = "glnn", writing = "qdh", transition = "rbpm", graph = "out";

@@ -36,15 +36,6 @@ nlohmann::json task_options(const std::string& options, const std::vector<std::s
   return j;
 }
 
-const char* output_name(models::OutputKind k) {
-  switch (k) {
-    case models::OutputKind::softmax: return "softmax";
-    case models::OutputKind::logistic: return "logistic";
-    case models::OutputKind::linear: return "linear";
-  }
-  return "?";
-}
-
 }  // namespace
 
 Run add_tasks(CLI::App& app) {
@@ -76,7 +67,7 @@ Run add_tasks(CLI::App& app) {
       const std::string name = f.header.task;
       auto task = tasks::open_task_file(std::move(f));  // checks a registered task's options and signature too
       fmt::print("{}: {} sequences of task '{}', {} steps, {} target steps; input {} {}, output {} {}\n", *check, n,
-                 name, steps, targets, s.symbolic_input ? "symbols" : "dense", s.input_dim, output_name(s.output),
+                 name, steps, targets, s.symbolic_input ? "symbols" : "dense", s.input_dim, tasks::output_kind_name(s.output),
                  s.output_dim);
       fmt::print("criterion: {}\n", task->success_criterion());
       return 0;

@@ -9,7 +9,7 @@
 
 namespace tg::cli {
 
-namespace rm = optim::riemannian;
+namespace rm = riemannian;
 
 namespace {
 constexpr int64_t kRow = 8;  // pass, seconds, train LL, valid bits, regret, error, eta_w, eta_tau

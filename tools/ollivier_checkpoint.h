@@ -1,4 +1,4 @@
-// tapegrad ollivier --checkpoint / --resume: the Riemannian training loop's state (optim/riemannian/
+// tapegrad ollivier --checkpoint / --resume: the Riemannian training loop's state (riemannian/
 // training.h TrainState) in an .npz written atomically (tools/npz.h), with the run's configuration so
 // that a resume with other data, model or methods is refused. The data and the initial model are
 // rebuilt from their seeds; the loop itself draws no random numbers.
@@ -6,14 +6,14 @@
 #include <string>
 
 #include "core/params.h"
-#include "optim/riemannian/training.h"
+#include "riemannian/training.h"
 
 namespace tg::cli {
 
 // config: the run's identity as text (compared on load); every other field of the file is the state.
-void save_ollivier_state(const std::string& path, const optim::riemannian::TrainState& s, const std::string& config);
+void save_ollivier_state(const std::string& path, const riemannian::TrainState& s, const std::string& config);
 // Throws tg::Error naming the file when it is unreadable, damaged, or from another configuration.
-optim::riemannian::TrainState load_ollivier_state(const std::string& path, const ParamSet& layout,
+riemannian::TrainState load_ollivier_state(const std::string& path, const ParamSet& layout,
                                                   const std::string& config);
 
 }  // namespace tg::cli

@@ -37,10 +37,6 @@ double process_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-const char* output_name(models::OutputKind k) {
-  return k == models::OutputKind::softmax ? "softmax" : k == models::OutputKind::logistic ? "logistic" : "linear";
-}
-
 // ---- optimizers ------------------------------------------------------------------------------
 
 class HfStep : public TrainStep {
@@ -189,14 +185,14 @@ RunSetup make_run(RunConfig cfg) {
     if (minfo.defaults.contains("vocab") && !mopts.contains("vocab")) mopts["vocab"] = 0;
   }
   fill("out", sig.output_dim);
-  fill("output", output_name(sig.output));
+  fill("output", models::output_kind_name(sig.output));
   cfg.model_options = models::resolve(minfo, mopts);
   DType dt = cfg.dtype == "float64" ? DType::f64 : DType::f32;
   Rng init_rng(cfg.seed);
   std::unique_ptr<models::Model> model = minfo.make(cfg.model_options, dt, init_rng);
   if (model->output_kind() != sig.output)
     throw Error(fmt::format("model '{}' has {} outputs but task '{}' needs {}", cfg.model,
-                            output_name(model->output_kind()), cfg.task, output_name(sig.output)));
+                            models::output_kind_name(model->output_kind()), cfg.task, models::output_kind_name(sig.output)));
   run.objective = std::make_unique<models::ModelObjective>(std::move(model),
                                                            models::objective_options_from_json(cfg.objective_options));
   cfg.objective_options = models::to_json(run.objective->options());

@@ -8,7 +8,7 @@
 
 #include "core/ad.h"
 #include "core/linearize.h"
-#include "tests/harness/model_specs.h"
+#include "gradcheck/model_specs.h"
 
 namespace tg::check {
 namespace {

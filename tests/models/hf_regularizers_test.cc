@@ -7,7 +7,7 @@
 
 #include "models/objective.h"
 #include "optim/hf.h"
-#include "tests/harness/model_specs.h"
+#include "gradcheck/model_specs.h"
 
 namespace tg::models {
 namespace {

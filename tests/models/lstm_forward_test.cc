@@ -4,7 +4,7 @@
 
 #include "core/ad.h"
 #include "models/lstm.h"
-#include "tests/harness/gradcheck.h"
+#include "gradcheck/gradcheck.h"
 #include "tests/models/reference.h"
 
 namespace tg::reference {

@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "tests/harness/model_specs.h"
+#include "gradcheck/model_specs.h"
 
 namespace tg::check {
 namespace {
@@ -32,7 +32,7 @@ TEST(ModelSpecs, EveryRegisteredModelHasARow) {
   std::set<std::string> covered;
   for (const ModelSpec& s : model_specs()) covered.insert(s.model);
   for (const models::ModelInfo& m : models::registry())
-    EXPECT_TRUE(covered.count(m.name)) << "model '" << m.name << "' has no row in tests/harness/model_specs.cc";
+    EXPECT_TRUE(covered.count(m.name)) << "model '" << m.name << "' has no row in gradcheck/model_specs.cc";
 }
 
 TEST(ModelSpecs, RowsNameRegisteredModelsAndUniqueLabels) {

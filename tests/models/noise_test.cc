@@ -8,7 +8,7 @@
 #include "models/loss.h"
 #include "models/objective.h"
 #include "tests/harness/error_of.h"
-#include "tests/harness/model_specs.h"
+#include "gradcheck/model_specs.h"
 
 namespace tg::models {
 namespace {

@@ -11,7 +11,7 @@
 #include "models/objective.h"
 #include "models/regularizers.h"
 #include "tests/harness/error_of.h"
-#include "tests/harness/model_specs.h"
+#include "gradcheck/model_specs.h"
 
 namespace tg::models {
 namespace {

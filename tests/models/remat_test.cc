@@ -12,7 +12,7 @@
 #include "optim/hf.h"
 #include "optim/remat_evaluation.h"
 #include "tests/harness/error_of.h"
-#include "tests/harness/model_specs.h"
+#include "gradcheck/model_specs.h"
 
 namespace tg::check {
 namespace {

@@ -6,7 +6,7 @@
 #include "core/ad.h"
 #include "core/error.h"
 #include "models/loss.h"
-#include "tests/harness/model_specs.h"
+#include "gradcheck/model_specs.h"
 #include "tests/models/reference.h"
 
 namespace tg::reference {

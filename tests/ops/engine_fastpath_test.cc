@@ -8,7 +8,7 @@
 #include "core/ad.h"
 #include "core/linearize.h"
 #include "ops/ops.h"
-#include "tests/harness/gradcheck.h"
+#include "gradcheck/gradcheck.h"
 
 namespace tg {
 namespace {

@@ -1,6 +1,6 @@
 // The fused LSTM cell against the same update built from ordinary ops: values, first-order
 // cotangents and tangents, in float32 and float64, at widths with and without a SIMD tail.
-// (Gradient checks of the fused ops themselves are rows of tests/harness/op_specs.cc.)
+// (Gradient checks of the fused ops themselves are rows of gradcheck/op_specs.cc.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "core/ad.h"
 #include "core/error.h"
 #include "ops/ops.h"
-#include "tests/harness/gradcheck.h"
+#include "gradcheck/gradcheck.h"
 
 namespace tg {
 namespace {

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "ops/registry.h"
-#include "tests/harness/op_specs.h"
+#include "gradcheck/op_specs.h"
 
 namespace tg::check {
 namespace {

@@ -1,4 +1,4 @@
-// Line batching (optim/riemannian/lines, pass): tracing K lines as one padded batch gives, line by
+// Line batching (riemannian/lines, pass): tracing K lines as one padded batch gives, line by
 // line, exactly what tracing each line alone as its own sequence gives (the existing B = 1 path), and
 // every sum the steps read (LL, gradient, w-curvature, RBPM / RUOP moduli, full and quasi-diagonal
 // blocks, start-value modulus, w- and tau-directions, validation bits and error) is the sum over lines.
@@ -7,14 +7,14 @@
 #include <cmath>
 
 #include "models/ollivier.h"
-#include "optim/riemannian/lines.h"
-#include "optim/riemannian/metric_blocks.h"
-#include "optim/riemannian/modulus.h"
-#include "optim/riemannian/pass.h"
-#include "optim/riemannian/training.h"
+#include "riemannian/lines.h"
+#include "riemannian/metric_blocks.h"
+#include "riemannian/modulus.h"
+#include "riemannian/pass.h"
+#include "riemannian/training.h"
 #include "tasks/example.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 namespace {
 
 using json = nlohmann::json;
@@ -222,9 +222,9 @@ TEST(LineBatching, BadInputIsAnError) {
 }
 
 }  // namespace
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 namespace {
 
 // The training loop on lines: the chunk size changes nothing but the cost, and the rate rule still
@@ -262,4 +262,4 @@ TEST(LineBatching, TrainingDoesNotDependOnTheChunkSize) {
 }
 
 }  // namespace
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -1,4 +1,4 @@
-// Ollivier's Riemannian steps (optim/riemannian) against direct constructions from the engine on tiny
+// Ollivier's Riemannian steps (riemannian) against direct constructions from the engine on tiny
 // networks: the gradients the steps use are the engine's VJP (G = Σ a B, W of eq. 17), the unit-level
 // Jacobian entries match the engine's dV^{t+1}/dV^t, the RBPM modulus matches its definition (58)-(63)
 // built from engine Jacobians and the output Fisher, and the RUOP / RBPM blocks (full and
@@ -11,15 +11,15 @@
 #include "core/ad.h"
 #include "models/loss.h"
 #include "models/ollivier.h"
-#include "optim/riemannian/metric_blocks.h"
-#include "optim/riemannian/modulus.h"
-#include "optim/riemannian/quasi_diagonal.h"
-#include "optim/riemannian/spd_solve.h"
-#include "optim/riemannian/trace.h"
-#include "optim/riemannian/transition_step.h"
-#include "optim/riemannian/writing_step.h"
+#include "riemannian/metric_blocks.h"
+#include "riemannian/modulus.h"
+#include "riemannian/quasi_diagonal.h"
+#include "riemannian/spd_solve.h"
+#include "riemannian/trace.h"
+#include "riemannian/transition_step.h"
+#include "riemannian/writing_step.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 namespace {
 
 using json = nlohmann::json;
@@ -327,4 +327,4 @@ TEST(Methods, NamesRoundTripAndBadNamesAreErrors) {
 }
 
 }  // namespace
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -1,4 +1,4 @@
-// The training loop (optim/riemannian/training): alternating steps under the x1.1 / undo-and-halve rate
+// The training loop (riemannian/training): alternating steps under the x1.1 / undo-and-halve rate
 // rule never lower the training log-likelihood, every method improves on the initialisation of a small
 // a^n b^n problem, and the validation score is the mixed code length the task scores.
 #include <gtest/gtest.h>
@@ -6,10 +6,10 @@
 #include <cmath>
 
 #include "models/ollivier.h"
-#include "optim/riemannian/training.h"
+#include "riemannian/training.h"
 #include "tasks/ollivier_tasks.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 namespace {
 
 struct Problem {
@@ -87,9 +87,9 @@ TEST(Training, MixedBitsAreTheTasksMixedCodeLength) {
 }
 
 }  // namespace
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 namespace {
 
 // A run stopped at any checkpoint and resumed from its state equals the uninterrupted run: every
@@ -133,4 +133,4 @@ TEST(Training, ResumedRunEqualsTheUninterruptedOne) {
 }
 
 }  // namespace
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -13,7 +13,6 @@
 namespace tg::tasks {
 namespace {
 
-using models::OutputKind;
 
 struct Sampled {
   std::unique_ptr<Task> task;

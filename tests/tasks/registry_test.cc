@@ -10,7 +10,6 @@
 namespace tg::tasks {
 namespace {
 
-using models::OutputKind;
 using testing::expect_error;
 
 // Small settings so that every task samples quickly.

@@ -3,10 +3,10 @@
 #pragma once
 #include <cstdint>
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 // Solves M x = b in place (b becomes x; M is overwritten by its Cholesky factor). M is n x n, full
 // (both triangles), row-major. Throws tg::Error naming `what` if M is not positive definite.
 void spd_solve(int64_t n, double* M, double* b, const char* what);
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

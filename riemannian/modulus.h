@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "core/params.h"
-#include "optim/riemannian/family.h"
-#include "optim/riemannian/trace.h"
+#include "riemannian/family.h"
+#include "riemannian/trace.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 enum class Modulus { ruop, rbpm };
 
@@ -25,4 +25,4 @@ std::vector<double> output_variance(const Family& f, const ParamSet& ps, const d
 // [(T+1) N]: m~^s for s = 0..T (needs Need::all for RUOP).
 std::vector<double> modulus(const Family& f, const ParamSet& ps, const Trace& tr, Modulus kind);
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/harness/gradcheck.h"
+#include "gradcheck/gradcheck.h"
 
 namespace tg::check {
 

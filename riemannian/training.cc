@@ -1,4 +1,4 @@
-#include "optim/riemannian/training.h"
+#include "riemannian/training.h"
 
 #include <cmath>
 #include <ctime>
@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "optim/riemannian/family.h"
-#include "optim/riemannian/pass.h"
-#include "optim/riemannian/trace.h"
+#include "riemannian/family.h"
+#include "riemannian/pass.h"
+#include "riemannian/trace.h"
 #include "tasks/ollivier_tasks.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 double cpu_seconds() {
   timespec ts{};
@@ -158,4 +158,4 @@ TrainResult train(models::Model& m, const tasks::Task& task, const tasks::Batch&
   return res;
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -9,7 +9,7 @@
 #include "core/params.h"
 #include "models/ollivier.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 enum class Kind { glnn, gnn, rnn };
 
@@ -30,4 +30,4 @@ struct Family {
   static Family of(const models::Model& m);
 };
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "models/model.h"
-#include "optim/riemannian/family.h"
-#include "optim/riemannian/lines.h"
-#include "optim/riemannian/trace.h"
-#include "optim/riemannian/transition_step.h"
-#include "optim/riemannian/writing_step.h"
+#include "riemannian/family.h"
+#include "riemannian/lines.h"
+#include "riemannian/trace.h"
+#include "riemannian/transition_step.h"
+#include "riemannian/writing_step.h"
 #include "tasks/task.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 struct Corpus {
   const tasks::Batch* seq = nullptr;  // one sequence (B = 1)
@@ -42,4 +42,4 @@ struct ValidationScore {
 };
 ValidationScore score_corpus(const models::Model& m, const Family& f, const tasks::Task& task, const Corpus& c);
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

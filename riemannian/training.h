@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "models/model.h"
-#include "optim/riemannian/transition_step.h"
-#include "optim/riemannian/writing_step.h"
+#include "riemannian/transition_step.h"
+#include "riemannian/writing_step.h"
 #include "tasks/task.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 struct TrainOptions {
   WritingMethod writing = WritingMethod::qdh;
@@ -71,4 +71,4 @@ double mixed_bits(const std::vector<Tensor>& logits, const tasks::Batch& b);
 
 double cpu_seconds();  // this process's CPU time
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -1,4 +1,4 @@
-#include "tests/harness/model_specs.h"
+#include "gradcheck/model_specs.h"
 
 #include <random>
 

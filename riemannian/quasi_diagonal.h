@@ -6,7 +6,7 @@
 #pragma once
 #include <cstdint>
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 // G[0..k]: the gradient; M00, M0[1..k], Md[1..k]: the metric's bias-bias, bias-signal and diagonal
 // entries (damping already added). Writes the update direction D[0..k]:
@@ -15,4 +15,4 @@ namespace tg::optim::riemannian {
 // Throws tg::Error if M00 <= 0 or a reduced diagonal is not positive.
 void quasi_diagonal_solve(int64_t k, const double* G, double M00, const double* M0, const double* Md, double* D);
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -1,4 +1,4 @@
-#include "tests/harness/gradcheck.h"
+#include "gradcheck/gradcheck.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "optim/riemannian/pass.h"
+#include "riemannian/pass.h"
 
 #include <cmath>
 
@@ -8,7 +8,7 @@
 #include "tasks/example.h"
 #include "tasks/ollivier_tasks.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 Corpus Corpus::of(const tasks::Batch& seq, int64_t line_batch, int32_t newline) {
   if (line_batch < 0) throw Error(fmt::format("line batch K = {} must be >= 0 (0: no line batching)", line_batch));
@@ -89,4 +89,4 @@ ValidationScore score_corpus(const models::Model& m, const Family& f, const task
   return v;
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

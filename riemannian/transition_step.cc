@@ -1,16 +1,16 @@
-#include "optim/riemannian/transition_step.h"
+#include "riemannian/transition_step.h"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "optim/riemannian/metric_blocks.h"
-#include "optim/riemannian/modulus.h"
-#include "optim/riemannian/quasi_diagonal.h"
-#include "optim/riemannian/spd_solve.h"
+#include "riemannian/metric_blocks.h"
+#include "riemannian/modulus.h"
+#include "riemannian/quasi_diagonal.h"
+#include "riemannian/spd_solve.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 namespace {
 const std::pair<TransitionMethod, const char*> kNames[] = {
@@ -202,4 +202,4 @@ ParamVec transition_direction(const Family& f, const ParamSet& ps, const ParamVe
   return D;
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

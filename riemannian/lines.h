@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "models/model.h"
-#include "optim/riemannian/family.h"
-#include "optim/riemannian/trace.h"
+#include "riemannian/family.h"
+#include "riemannian/trace.h"
 #include "tasks/task.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 // Line l is steps [begin[l], begin[l + 1]) of the sequence; a final piece without newline is a line too.
 struct LineSplit {
@@ -44,4 +44,4 @@ struct ChunkTrace {
 ChunkTrace trace_chunk(const models::Model& m, const Family& f, const tasks::Batch& chunk,
                        const std::vector<int64_t>& lengths, Need need);
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

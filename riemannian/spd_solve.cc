@@ -1,4 +1,4 @@
-#include "optim/riemannian/spd_solve.h"
+#include "riemannian/spd_solve.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@ void dpotrs_(const char* uplo, const int* n, const int* nrhs, const double* a, c
              const int* ldb, int* info);
 }
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 void spd_solve(int64_t n, double* M, double* b, const char* what) {
   const int ni = static_cast<int>(n), one = 1;
@@ -22,4 +22,4 @@ void spd_solve(int64_t n, double* M, double* b, const char* what) {
   if (info != 0) throw Error(fmt::format("{}: LAPACK dpotrs failed (info {})", what, info));
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -13,7 +13,7 @@
 
 #include "models/loss.h"
 #include "models/model.h"
-#include "tests/harness/gradcheck.h"
+#include "gradcheck/gradcheck.h"
 
 namespace tg::check {
 

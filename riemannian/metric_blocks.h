@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "optim/riemannian/family.h"
-#include "optim/riemannian/trace.h"
+#include "riemannian/family.h"
+#include "riemannian/trace.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 // Full blocks of a gated model: block (y, j) is n_j x n_j, n_j = 1 + in-degree(j), row-major, signal
 // order (bias, edges e in first_in[j]..first_in[j+1]).
@@ -38,4 +38,4 @@ QuasiDiagonal zero_quasi_diagonal(const Family& f);
 void add_quasi_diagonal(const Family& f, const Trace& tr, const std::vector<double>& c, QuasiDiagonal& q);
 void finish_quasi_diagonal(QuasiDiagonal& q, double eps);
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

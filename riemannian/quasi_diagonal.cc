@@ -1,10 +1,10 @@
-#include "optim/riemannian/quasi_diagonal.h"
+#include "riemannian/quasi_diagonal.h"
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 void quasi_diagonal_solve(int64_t k, const double* G, double M00, const double* M0, const double* Md, double* D) {
   if (!(M00 > 0)) throw Error(fmt::format("quasi-diagonal solve: bias entry {} is not positive (no damping?)", M00));
@@ -19,4 +19,4 @@ void quasi_diagonal_solve(int64_t k, const double* G, double M00, const double* 
   D[0] = d0;
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "core/params.h"
-#include "optim/riemannian/family.h"
-#include "optim/riemannian/trace.h"
+#include "riemannian/family.h"
+#include "riemannian/trace.h"
 #include "tasks/task.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 enum class WritingMethod { qdh, dh };
 WritingMethod writing_method(const std::string& name);  // "qdh" | "dh"; else tg::Error
@@ -40,4 +40,4 @@ ParamVec writing_direction(const Family& f, const ParamSet& ps, const ParamVec& 
 ParamVec writing_direction(const Family& f, const ParamSet& ps, const Trace& tr, WritingMethod method,
                            const std::vector<double>& eps_y);
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

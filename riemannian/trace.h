@@ -12,10 +12,10 @@
 
 #include "core/params.h"
 #include "models/model.h"
-#include "optim/riemannian/family.h"
+#include "riemannian/family.h"
 #include "tasks/task.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 enum class Need {
   value,    // LL and logits only
@@ -43,4 +43,4 @@ struct Trace {
 // b must hold one sequence (B = 1) without input masks.
 Trace trace(const models::Model& m, const Family& f, const tasks::Batch& b, Need need);
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

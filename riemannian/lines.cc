@@ -1,4 +1,4 @@
-#include "optim/riemannian/lines.h"
+#include "riemannian/lines.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include "models/loss.h"
 #include "ops/ops.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 LineSplit split_lines(const tasks::Batch& seq, int32_t newline) {
   if (seq.size() != 1) throw Error(fmt::format("line batching: one sequence expected, got a batch of {}", seq.size()));
@@ -181,4 +181,4 @@ ChunkTrace trace_chunk(const models::Model& m, const Family& f, const tasks::Bat
   return ct;
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

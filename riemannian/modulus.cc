@@ -1,10 +1,10 @@
-#include "optim/riemannian/modulus.h"
+#include "riemannian/modulus.h"
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 void unit_jacobian(const Family& f, const ParamSet& ps, const Trace& tr, int64_t t, double* J) {
   const auto& g = *f.graph;
@@ -56,4 +56,4 @@ std::vector<double> modulus(const Family& f, const ParamSet& ps, const Trace& tr
   return m;
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

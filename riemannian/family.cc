@@ -1,10 +1,10 @@
-#include "optim/riemannian/family.h"
+#include "riemannian/family.h"
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 namespace {
 ParamId need(const ParamSet& ps, const std::string& name) {
@@ -42,4 +42,4 @@ Family Family::of(const models::Model& m) {
   return f;
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

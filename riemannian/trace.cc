@@ -1,4 +1,4 @@
-#include "optim/riemannian/trace.h"
+#include "riemannian/trace.h"
 
 #include <cmath>
 
@@ -9,7 +9,7 @@
 #include "core/graph.h"
 #include "models/loss.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 Trace trace(const models::Model& m, const Family& f, const tasks::Batch& b, Need need) {
   if (b.size() != 1) throw Error(fmt::format("riemannian: one training sequence expected, got a batch of {}", b.size()));
@@ -93,4 +93,4 @@ Trace trace(const models::Model& m, const Family& f, const tasks::Batch& b, Need
   return tr;
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

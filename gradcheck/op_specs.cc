@@ -1,4 +1,4 @@
-#include "tests/harness/op_specs.h"
+#include "gradcheck/op_specs.h"
 
 #include "ops/ops.h"
 

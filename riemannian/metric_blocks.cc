@@ -1,8 +1,8 @@
-#include "optim/riemannian/metric_blocks.h"
+#include "riemannian/metric_blocks.h"
 
 #include "core/error.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 FullBlocks zero_full_blocks(const Family& f) {
   if (!f.gated()) throw Error("full RUOP/RBPM blocks need a gated model (glnn, gnn): use qd-ruop / qd-rbpm for the RNN");
@@ -109,4 +109,4 @@ QuasiDiagonal quasi_diagonal_parts(const Family& f, const Trace& tr, const std::
   return q;
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -15,11 +15,11 @@
 #include <string>
 
 #include "core/params.h"
-#include "optim/riemannian/family.h"
-#include "optim/riemannian/metric_blocks.h"
-#include "optim/riemannian/trace.h"
+#include "riemannian/family.h"
+#include "riemannian/metric_blocks.h"
+#include "riemannian/trace.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 enum class TransitionMethod { rbpm, ruop, qd_rbpm, qd_ruop, fb, rms, bptt };
 TransitionMethod transition_method(const std::string& name);  // "rbpm", "qd-ruop", ...; else tg::Error
@@ -50,4 +50,4 @@ void add_transition_metric(const Family& f, const ParamSet& ps, const Trace& tr,
 ParamVec transition_direction(const Family& f, const ParamSet& ps, const ParamVec& grad, TransitionMetric m, double eps,
                               RmsState* rms = nullptr);
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -1,13 +1,13 @@
-#include "optim/riemannian/writing_step.h"
+#include "riemannian/writing_step.h"
 
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "optim/riemannian/quasi_diagonal.h"
+#include "riemannian/quasi_diagonal.h"
 
-namespace tg::optim::riemannian {
+namespace tg::riemannian {
 
 WritingMethod writing_method(const std::string& name) {
   if (name == "qdh") return WritingMethod::qdh;
@@ -103,4 +103,4 @@ ParamVec writing_direction(const Family& f, const ParamSet& ps, const ParamVec& 
   return D;
 }
 
-}  // namespace tg::optim::riemannian
+}  // namespace tg::riemannian

@@ -1,0 +1,57 @@
+#include "tasks/batch.h"
+
+#include <fmt/format.h>
+
+namespace tg::tasks {
+
+namespace {
+struct KindName {
+  OutputKind kind;
+  const char* name;
+};
+constexpr KindName kKindNames[] = {
+    {OutputKind::softmax, "softmax"}, {OutputKind::logistic, "logistic"}, {OutputKind::linear, "linear"}};
+}  // namespace
+
+const char* output_kind_name(OutputKind kind) {
+  for (const auto& k : kKindNames)
+    if (k.kind == kind) return k.name;
+  return "?";
+}
+
+std::optional<OutputKind> output_kind_named(std::string_view name) {
+  for (const auto& k : kKindNames)
+    if (name == k.name) return k.kind;
+  return std::nullopt;
+}
+
+Batch slice(const Batch& b, int64_t first, int64_t count) {
+  if (first < 0 || count < 0 || first + count > b.size())
+    throw Error(fmt::format("batch: sequences [{}, {}) outside a batch of {}", first, first + count, b.size()));
+  if (first == 0 && count == b.size()) return b;
+  auto rows = [&](const Tensor& t) {
+    Shape s = t.shape();
+    const int64_t row = s.size() / s[0];
+    s[0] = count;
+    return t.view(first * row, s).clone();
+  };
+  auto idx = [&](const ops::Index& i) {
+    return ops::make_index(std::vector<int32_t>(i->begin() + first, i->begin() + first + count));
+  };
+  Batch h;
+  h.inputs.T = b.inputs.T;
+  h.inputs.B = count;
+  for (const auto& s : b.inputs.symbols) h.inputs.symbols.push_back(idx(s));
+  for (const auto& d : b.inputs.dense) h.inputs.dense.push_back(rows(d));
+  for (const auto& m : b.inputs.mask) h.inputs.mask.push_back(rows(m));
+  for (const auto& k : b.inputs.input_keep) h.inputs.input_keep.push_back(rows(k));
+  for (const auto& k : b.inputs.readout_keep) h.inputs.readout_keep.push_back(rows(k));
+  h.weight_noise = b.weight_noise;
+  for (const auto& s : b.targets.symbols) h.targets.symbols.push_back(idx(s));
+  for (const auto& d : b.targets.dense) h.targets.dense.push_back(rows(d));
+  for (const auto& m : b.targets.mask) h.targets.mask.push_back(rows(m));
+  if (!b.true_bits.empty()) h.true_bits.assign(b.true_bits.begin() + first, b.true_bits.begin() + first + count);
+  return h;
+}
+
+}  // namespace tg::tasks

@@ -1,0 +1,66 @@
+// The data layer's types: a batch of B sequences of T steps (time-major), its targets, and the kind
+// of output units the targets are for. Models read Sequence, losses read Targets, optimizers slice
+// Batches; none of these types knows about models or optimizers.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "core/params.h"
+#include "ops/ops.h"
+
+namespace tg::tasks {
+
+// Inputs: either symbols (one index per sequence and step: a column lookup, no one-hot matmul) or
+// dense vectors [B, in].
+struct Sequence {
+  int64_t T = 0, B = 0;
+  std::vector<ops::Index> symbols;  // T entries of B indices in [0, in), or empty
+  std::vector<Tensor> dense;        // T entries of [B, in], or empty
+  // Optional per-step input masks, T entries of [B] (1 = a real step, 0 = padding): where 0 the
+  // state is carried over unchanged, so variable-length sequences can share a batch.
+  std::vector<Tensor> mask;
+  // Optional training-time dropout factors (0 or 1/(1-p)) on the non-recurrent connections, drawn by
+  // the objective (models/noise.h) and sliced with the batch: T entries of [B, in] (dense inputs) or
+  // [B] (symbolic inputs: a dropped one-hot unit), and T entries of [B, R] on what the output layer
+  // reads. Empty: no dropout (evaluation).
+  std::vector<Tensor> input_keep;
+  std::vector<Tensor> readout_keep;
+};
+
+// Per-step targets in the layout the matching losses read (models/loss.h).
+struct Targets {
+  std::vector<ops::Index> symbols;  // softmax: T entries of B class ids
+  std::vector<Tensor> dense;        // logistic ([0,1]) / linear: T entries of [B, out]
+  std::vector<Tensor> mask;         // T entries of [B] loss weights (0 = not counted); empty: all steps
+};
+
+// What the output units are: the matching loss follows (softmax + cross-entropy, logistic + binary
+// cross-entropy, linear + squared error), which makes Gauss-Newton PSD.
+enum class OutputKind { softmax, logistic, linear };
+
+// The one name table of output kinds (configs, task files, the CLI's listings).
+const char* output_kind_name(OutputKind kind);
+std::optional<OutputKind> output_kind_named(std::string_view name);  // nullopt for an unknown name
+
+struct Batch {
+  Sequence inputs;  // inputs.mask is empty when every sequence runs all T steps
+  Targets targets;
+  // Per sequence: the bits the true generator spends on the loss-masked targets (-log2 of their
+  // probability given the past), for tasks whose generator is known (Ollivier's); else empty.
+  std::vector<double> true_bits;
+  // Training-time additive weight noise for this batch (drawn with its dropout masks by the
+  // objective; shared by every slice, so one HF iteration sees one noise sample). Null: none.
+  std::shared_ptr<const ParamVec> weight_noise;
+  int64_t steps() const { return inputs.T; }
+  int64_t size() const { return inputs.B; }
+};
+
+// Sequences [first, first + count) of a batch (a curvature batch inside a gradient batch, or a chunk
+// of a large batch evaluated piece by piece to bound the tape's memory).
+Batch slice(const Batch& b, int64_t first, int64_t count);
+
+}  // namespace tg::tasks
