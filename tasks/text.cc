@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "tasks/atomic_file.h"
+#include "core/atomic_file.h"
 #include "tasks/example.h"
 #include "tasks/families.h"
 #include "tasks/options.h"

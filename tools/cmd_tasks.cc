@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "tasks/dump.h"
+#include "tasks/task_file.h"
 #include "tasks/task.h"
 #include "tools/commands.h"
 

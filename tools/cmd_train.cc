@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "ops/blas.h"
-#include "tasks/dump.h"
+#include "tasks/task_file.h"
 #include "tools/commands.h"
 #include "tools/trainer.h"
 

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "tools/npz.h"
+#include "core/npz.h"
 
 namespace tg::cli {
 

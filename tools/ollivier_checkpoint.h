@@ -1,5 +1,5 @@
 // tapegrad ollivier --checkpoint / --resume: the Riemannian training loop's state (riemannian/
-// training.h TrainState) in an .npz written atomically (tools/npz.h), with the run's configuration so
+// training.h TrainState) in an .npz written atomically (core/npz.h), with the run's configuration so
 // that a resume with other data, model or methods is refused. The data and the initial model are
 // rebuilt from their seeds; the loop itself draws no random numbers.
 #pragma once

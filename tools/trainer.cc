@@ -20,8 +20,8 @@
 #include "optim/distributed.h"
 #include "optim/first_order.h"
 #include "optim/hf.h"
-#include "tasks/atomic_file.h"
-#include "tools/npz.h"
+#include "core/atomic_file.h"
+#include "core/npz.h"
 
 namespace tg::cli {
 
@@ -329,7 +329,7 @@ void truncate_metrics(const std::string& path, int64_t iteration) {
     if (j.is_discarded() || !j.contains("iteration")) continue;  // a torn last line from a kill
     if (j["iteration"].get<int64_t>() <= iteration) kept += line + "\n";
   }
-  tasks::write_file_atomically(path, kept);
+  write_file_atomically(path, kept);
 }
 
 std::string clock_text(double s) {
@@ -396,8 +396,8 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
     trained_cpu = c.cpu_seconds;
     if (lead) truncate_metrics(metrics_path, start);
   } else if (lead) {
-    tasks::write_file_atomically(cfg_path, to_json(cfg).dump(2) + "\n");
-    tasks::write_file_atomically(metrics_path, "");
+    write_file_atomically(cfg_path, to_json(cfg).dump(2) + "\n");
+    write_file_atomically(metrics_path, "");
   }
 
   auto checkpoint = [&](int64_t iteration) {

@@ -20,7 +20,7 @@
 
 #include "core/error.h"
 #include "tests/harness/error_of.h"
-#include "tools/npz.h"
+#include "core/npz.h"
 
 namespace tg {
 namespace {

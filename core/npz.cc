@@ -1,7 +1,7 @@
 // .npz reading and writing; see npz.h for why this is hand-written. Zip layout: APPNOTE.TXT 6.3
 // (local header + data per member, then the central directory, then the end record); npy layout:
 // numpy/lib/format.py (magic, version, little-endian header length, a Python dict literal, data).
-#include "tools/npz.h"
+#include "core/npz.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 
 // Entry bytes are the host's bytes; numpy's "<" means little-endian.
@@ -136,62 +137,6 @@ std::string npy_header(const NpzEntry& e) {
   }
   throw Error(fmt::format("array '{}': npy header too long", e.name));
 }
-
-// A file written as path + ".tmp" and renamed over `path` on commit(); removed on any failure.
-class AtomicFile {
- public:
-  explicit AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {
-    file_ = std::fopen(tmp_.c_str(), "wbe");  // e: close-on-exec, so children never hold it open
-    if (!file_) fail(fmt::format("cannot create temporary file '{}'", tmp_));
-  }
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-  ~AtomicFile() {
-    if (file_) std::fclose(file_);
-    if (!renamed_) ::unlink(tmp_.c_str());
-  }
-
-  void write(const void* p, size_t n) {
-    if (n && std::fwrite(p, 1, n, file_) != n) fail("cannot write");
-  }
-  void write(const std::string& s) { write(s.data(), s.size()); }
-
-  void commit() {
-    // The data must be on disk before the rename makes it visible, or a crash could leave a file
-    // that has the new name but not the new content.
-    if (std::fflush(file_) != 0) fail("cannot write");
-    if (::fsync(::fileno(file_)) != 0) fail("cannot sync");
-    FILE* f = file_;
-    file_ = nullptr;
-    if (std::fclose(f) != 0) fail("cannot close");
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail(fmt::format("cannot rename '{}' to it", tmp_));
-    renamed_ = true;
-    // The rename itself is durable only once the directory is synced.
-    std::string dir = std::filesystem::path(path_).parent_path().string();
-    if (dir.empty()) dir = ".";
-    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) fail(fmt::format("written, but cannot open directory '{}' to sync it", dir));
-    int rc = ::fsync(fd);
-    int err = errno;
-    ::close(fd);
-    errno = err;
-    if (rc != 0 && err != EINVAL) fail(fmt::format("written, but cannot sync directory '{}'", dir));  // EINVAL: fs cannot
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& what) {
-    int err = errno;
-    if (file_) std::fclose(file_);
-    file_ = nullptr;
-    if (!renamed_) ::unlink(tmp_.c_str());
-    renamed_ = true;  // nothing left for the destructor to remove
-    throw Error(fmt::format("{}: {}: {}", path_, what, std::strerror(err)));
-  }
-
-  std::string path_, tmp_;
-  FILE* file_ = nullptr;
-  bool renamed_ = false;
-};
 
 // ---------------------------------------------------------------------------------------------- reading
 

@@ -1,4 +1,4 @@
-#include "tasks/dump.h"
+#include "tasks/task_file.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <iterator>
 
 #include "core/error.h"
-#include "tasks/atomic_file.h"
+#include "core/atomic_file.h"
 #include "tasks/generated.h"
 #include "tasks/random.h"
 #include "tasks/text.h"

@@ -2,7 +2,7 @@
 // leave a partial file, every validation error as "FILE:LINE: what", and a file as a Task.
 #include <gtest/gtest.h>
 
-#include "tasks/dump.h"
+#include "tasks/task_file.h"
 #include "tests/tasks/util.h"
 
 namespace tg::tasks {
@@ -36,7 +36,7 @@ void expect_same(const std::vector<Example>& a, const std::vector<Example>& b) {
   }
 }
 
-TEST(Dump, RoundTripsWhatSampleGives) {
+TEST(TaskFile, RoundTripsWhatSampleGives) {
   ScratchDir dir;
   for (auto [name, options, n] : {std::tuple<std::string, nlohmann::json, int64_t>{"addition", {{"T", 20}}, 7},
                                   {"temporal_order", {{"T", 30}, {"bits", 3}}, 130},  // > one chunk of 64
@@ -64,7 +64,7 @@ TEST(Dump, RoundTripsWhatSampleGives) {
   }
 }
 
-TEST(Dump, TargetsAreNullWithoutALoss) {
+TEST(TaskFile, TargetsAreNullWithoutALoss) {
   ScratchDir dir;
   auto task = make("addition", {{"T", 10}});
   write_task_file(dir.path("a.jsonl"), *task, resolve(find("addition"), {{"T", 10}}), 1, 1);
@@ -97,7 +97,7 @@ class FailingTask : public Task {
   mutable int calls_ = 0;
 };
 
-TEST(Dump, FailuresLeaveNoPartialOrDamagedFile) {
+TEST(TaskFile, FailuresLeaveNoPartialOrDamagedFile) {
   ScratchDir dir;
   const std::string path = dir.write("keep.jsonl", "previous contents\n");
   FailingTask failing(make("addition", {{"T", 10}}));
@@ -115,7 +115,7 @@ TEST(Dump, FailuresLeaveNoPartialOrDamagedFile) {
   EXPECT_FALSE(std::filesystem::exists(dir.path("zero.jsonl")));
 }
 
-TEST(Dump, ReaderRejectsBadFilesWithFileAndLine) {
+TEST(TaskFile, ReaderRejectsBadFilesWithFileAndLine) {
   ScratchDir dir;
   const std::string header =
       R"({"format":"tapegrad-task-file","version":1,"task":"custom","input":{"kind":"symbols","size":4},"output":{"kind":"softmax","size":3}})";
@@ -170,7 +170,7 @@ TEST(Dump, ReaderRejectsBadFilesWithFileAndLine) {
   expect_error([&] { open_task_file(dir.path("badopt.jsonl")); }, {"badopt.jsonl:1:", "'T'"});
 }
 
-TEST(Dump, HandWrittenFileIsATask) {
+TEST(TaskFile, HandWrittenFileIsATask) {
   ScratchDir dir;
   // Optional masks omitted: every step is real, a target wherever one is given; CRLF line ends are fine.
   const std::string path = dir.write(
@@ -200,7 +200,7 @@ TEST(Dump, HandWrittenFileIsATask) {
   EXPECT_TRUE(std::isnan(task->chance_level()));
 }
 
-TEST(Dump, DumpOfARegisteredTaskScoresLikeIt) {
+TEST(TaskFile, DumpOfARegisteredTaskScoresLikeIt) {
   ScratchDir dir;
   const nlohmann::json cfg = resolve(find("temporal_order"), {{"T", 20}});
   auto task = find("temporal_order").make(cfg);
