@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/var.h"
-#include "models/options.h"
+#include "core/options.h"
 
 namespace tg::models {
 

@@ -34,7 +34,7 @@ nlohmann::json cell_model_defaults(const nlohmann::json& own, bool square_recurr
 
 CellModel::CellModel(std::string kind, const nlohmann::json& cfg, DType dt, Rng& rng, const MakeCell& make_cell)
     : Model(dt), kind_(std::move(kind)) {
-  OptionReader o(kind_, cfg);
+  OptionReader o(fmt::format("model '{}'", kind_), cfg);
   CommonOptions c = CommonOptions::read(o);
   io_ = c.io;
   output_ = c.output;

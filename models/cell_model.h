@@ -11,7 +11,7 @@
 #include "models/cell.h"
 #include "models/init.h"
 #include "models/model.h"
-#include "models/options.h"
+#include "core/options.h"
 #include "models/output_layer.h"
 
 namespace tg::models {

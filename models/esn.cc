@@ -31,7 +31,7 @@ nlohmann::json esn_defaults() {
 class Esn final : public Model {
  public:
   Esn(const nlohmann::json& cfg, DType dt, Rng& rng) : Model(dt), kind_(kName) {
-    OptionReader o(kind_, cfg);
+    OptionReader o(fmt::format("model '{}'", kind_), cfg);
     io_ = more::read_io(o);
     in_ = io_.input_size();
     H_ = o.size("reservoir");

@@ -33,7 +33,7 @@ struct Layer {
 class GatedFeedback final : public Model {
  public:
   GatedFeedback(const nlohmann::json& cfg, DType dt, Rng& rng) : Model(dt), kind_(kName) {
-    OptionReader o(kind_, cfg);
+    OptionReader o(fmt::format("model '{}'", kind_), cfg);
     CommonOptions c = CommonOptions::read(o);
     io_ = c.io;
     output_ = c.output;

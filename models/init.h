@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/params.h"
-#include "models/options.h"
+#include "core/options.h"
 
 namespace tg::models::init {
 

@@ -5,22 +5,12 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/options.h"
 
 namespace tg::models::more {
 
 json options(const std::string& model, const json& defaults, const json& cfg) {
-  json out = defaults;
-  if (cfg.is_null()) return out;
-  if (!cfg.is_object()) throw Error(fmt::format("model '{}': options must be a JSON object", model));
-  for (auto it = cfg.begin(); it != cfg.end(); ++it) {
-    if (!out.contains(it.key())) {
-      std::string known;
-      for (auto d = defaults.begin(); d != defaults.end(); ++d) known += (known.empty() ? "" : ", ") + d.key();
-      throw Error(fmt::format("model '{}': unknown option '{}' (options: {})", model, it.key(), known));
-    }
-    out[it.key()] = it.value();
-  }
-  return out;
+  return merge_options(fmt::format("model '{}'", model), defaults, cfg);
 }
 
 IoSizes read_io(const OptionReader& o) {  // the same rules as CommonOptions::read (models/cell_model.h)

@@ -11,7 +11,7 @@
 #include "core/graph.h"
 #include "core/params.h"
 #include "models/model.h"
-#include "models/options.h"
+#include "core/options.h"
 #include "ops/ops.h"
 
 namespace tg::models::more {

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "core/error.h"
+#include "core/options.h"
 #include "models/loss.h"
 #include "ops/ops.h"
 #include "optim/remat_evaluation.h"
@@ -53,11 +54,7 @@ void check_remat(const ObjectiveOptions& o) {
 
 ObjectiveOptions objective_options_from_json(const nlohmann::json& j) {
   ObjectiveOptions o;
-  nlohmann::json full = to_json(o);
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!full.contains(it.key())) throw Error(fmt::format("objective: unknown option '{}'", it.key()));
-    full[it.key()] = it.value();
-  }
+  nlohmann::json full = merge_options("objective", to_json(o), j);
   try {
     o.structural = full["structural"];
     o.fisher = full["fisher"];

@@ -125,7 +125,7 @@ std::vector<double> read_freq(const nlohmann::json& v, int64_t n, const std::str
 
 Common read_common(const std::string& model, const nlohmann::json& cfg, bool gated, UnitGraph& graph, Rng& rng) {
   Common c;
-  OptionReader o(model, cfg);
+  OptionReader o(fmt::format("model '{}'", model), cfg);
   c.io = more::read_io(o);
   c.in = c.io.input_size();
   c.out = c.io.out;

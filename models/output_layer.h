@@ -6,7 +6,7 @@
 
 #include "core/graph.h"
 #include "models/model.h"
-#include "models/options.h"
+#include "core/options.h"
 #include "models/param_builder.h"
 
 namespace tg::models {

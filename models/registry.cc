@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/options.h"
 #include "models/families.h"
 #include "models/model.h"
 
@@ -26,18 +27,7 @@ const ModelInfo& find(const std::string& name) {
 }
 
 nlohmann::json resolve(const ModelInfo& info, const nlohmann::json& user) {
-  nlohmann::json cfg = info.defaults;
-  if (user.is_null()) return cfg;
-  if (!user.is_object()) throw Error(fmt::format("model '{}': options must be a JSON object", info.name));
-  for (auto it = user.begin(); it != user.end(); ++it) {
-    if (!cfg.contains(it.key())) {
-      std::string known;
-      for (auto d = cfg.begin(); d != cfg.end(); ++d) known += (known.empty() ? "" : ", ") + d.key();
-      throw Error(fmt::format("model '{}': unknown option '{}' (options: {})", info.name, it.key(), known));
-    }
-    cfg[it.key()] = it.value();
-  }
-  return cfg;
+  return merge_options(fmt::format("model '{}'", info.name), info.defaults, user);
 }
 
 }  // namespace tg::models

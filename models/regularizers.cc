@@ -7,6 +7,7 @@
 
 #include "core/ad.h"
 #include "core/error.h"
+#include "core/options.h"
 #include "ops/ops.h"
 
 namespace tg::models {
@@ -24,11 +25,7 @@ nlohmann::json to_json(const StabilityPenalty& p) {
 StabilityPenalty stability_penalty_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw Error("stability_penalty: expected an object {kind, beta, target, skip_first}");
   StabilityPenalty p;
-  nlohmann::json full = to_json(p);
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!full.contains(it.key())) throw Error(fmt::format("stability_penalty: unknown option '{}'", it.key()));
-    full[it.key()] = it.value();
-  }
+  nlohmann::json full = merge_options("stability_penalty", to_json(p), j);
   try {
     p.kind = full["kind"];
     p.beta = full["beta"];

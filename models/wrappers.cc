@@ -130,7 +130,7 @@ std::unique_ptr<Cell> make_stack(ParamBuilder& p, const CommonOptions& c, const 
 class Bidirectional final : public Model {
  public:
   Bidirectional(const nlohmann::json& cfg, DType dt, Rng& rng) : Model(dt), kind_("bidirectional") {
-    OptionReader o(kind_, cfg);
+    OptionReader o(fmt::format("model '{}'", kind_), cfg);
     CommonOptions c = CommonOptions::read(o);
     io_ = c.io;
     output_ = c.output;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "models/cell.h"
-#include "models/options.h"
+#include "core/options.h"
 
 namespace tg::models {
 

@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "optim/lbfgs.h"
-#include "optim/option_reader.h"
+#include "core/options.h"
 
 namespace tg::optim {
 
@@ -40,9 +40,9 @@ class GradientMethod : public FirstOrder {
  public:
   GradientMethod(std::string name, const nlohmann::json& resolved, std::vector<std::string> slot_names)
       : name_(std::move(name)), config_(resolved), slot_names_(std::move(slot_names)) {
-    detail::OptionReader r(name_, config_);
-    lr_ = r.schedule("lr");
-    if (config_.contains("momentum")) momentum_ = r.schedule("momentum");
+    OptionReader r(name_, config_);
+    lr_ = read_schedule(r, "lr");
+    if (config_.contains("momentum")) momentum_ = read_schedule(r, "momentum");
     clip_norm_ = r.number("clip_norm", 0, INFINITY);
     weight_decay_ = r.number("weight_decay", 0, INFINITY);
     // the resolved config shows schedules expanded, so it rebuilds the same optimizer
@@ -182,7 +182,7 @@ class Momentum : public GradientMethod {
 class RmsProp : public GradientMethod {
  public:
   explicit RmsProp(const nlohmann::json& c) : GradientMethod("rmsprop", c, {"mean_square", "velocity"}) {
-    detail::OptionReader r("rmsprop", c);
+    OptionReader r("rmsprop", c);
     decay_ = r.number("decay", 0, 1, false, true);
     eps_ = r.number("eps", 0, INFINITY, true);
   }
@@ -217,7 +217,7 @@ class RmsProp : public GradientMethod {
 class Adam : public GradientMethod {
  public:
   explicit Adam(const nlohmann::json& c) : GradientMethod("adam", c, {"m", "v"}) {
-    detail::OptionReader r("adam", c);
+    OptionReader r("adam", c);
     beta1_ = r.number("beta1", 0, 1, false, true);
     beta2_ = r.number("beta2", 0, 1, false, true);
     eps_ = r.number("eps", 0, INFINITY, true);
@@ -289,9 +289,9 @@ nlohmann::json first_order_defaults(const std::string& name) { return defaults_o
 
 std::unique_ptr<FirstOrder> make_first_order(const std::string& name, const nlohmann::json& options) {
   const nlohmann::json defaults = defaults_of(name);
-  nlohmann::json c = detail::merge_options(name, defaults, options);
+  nlohmann::json c = merge_options(name, defaults, options);
   if (c.contains("preset")) {
-    const std::string preset = detail::OptionReader(name, c).text("preset");
+    const std::string preset = OptionReader(name, c).string("preset");
     if (!preset.empty()) {
       const SchedulePreset& p = find_schedule_preset(preset);
       const bool user_lr = options.is_object() && options.contains("lr");

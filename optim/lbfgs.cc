@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "optim/option_reader.h"
+#include "core/options.h"
 
 namespace tg::optim {
 
@@ -205,10 +205,10 @@ nlohmann::json to_json(const LbfgsConfig& c) {
 }
 
 LbfgsConfig lbfgs_config_from_json(const nlohmann::json& j) {
-  const nlohmann::json full = detail::merge_options("lbfgs", to_json(LbfgsConfig{}), j);
-  detail::OptionReader r("lbfgs", full);
+  const nlohmann::json full = merge_options("lbfgs", to_json(LbfgsConfig{}), j);
+  OptionReader r("lbfgs", full);
   LbfgsConfig c;
-  c.lr = r.schedule("lr");
+  c.lr = read_schedule(r, "lr");
   c.history = static_cast<int>(r.integer("history", 1));
   c.armijo = r.number("armijo", 0, 1, true, true);
   c.backtrack = r.number("backtrack", 0, 1, true, true);

@@ -199,4 +199,13 @@ const SchedulePreset& find_schedule_preset(const std::string& name) {
   throw Error(fmt::format("schedule: unknown preset '{}' (known: {})", name, known));
 }
 
+Schedule read_schedule(const OptionReader& r, const std::string& key) {
+  if (!r.has(key)) r.fail(fmt::format("missing option '{}'", key));
+  try {
+    return Schedule::from_json(r.json().at(key));
+  } catch (const Error& e) {
+    r.fail(fmt::format("option '{}': {}", key, e.what()));
+  }
+}
+
 }  // namespace tg::optim

@@ -22,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/options.h"
+
 namespace tg::optim {
 
 class Schedule {
@@ -50,6 +52,9 @@ class Schedule {
   bool fixed_ = false;   // final_phase uses value_ rather than base × scale_
   std::shared_ptr<const Schedule> base_;
 };
+
+// The schedule under option `key` of an optimizer's options; errors name the optimizer and the key.
+Schedule read_schedule(const OptionReader& r, const std::string& key);
 
 // Named (ε, μ) schedules from the seeds. A preset may leave ε to the optimizer (lr empty).
 struct SchedulePreset {

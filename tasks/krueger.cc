@@ -9,7 +9,7 @@
 
 #include "tasks/families.h"
 #include "tasks/generated.h"
-#include "tasks/options.h"
+#include "core/options.h"
 #include "tasks/random.h"
 
 namespace tg::tasks {
@@ -78,7 +78,7 @@ class AddingTask : public GeneratedTask {
 void register_krueger(std::vector<TaskInfo>& r) {
   r.push_back({"adding", "Krueger's adding task: sum of two marked U[0,1] numbers among T = 400, MSE", "004 §3.3",
                {{"T", 400}, {"placement", "halves"}}, [](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
-                 OptionReader o("adding", cfg);
+                 OptionReader o("task 'adding'", cfg);
                  const int64_t T = o.integer("T", 2, 10'000'000);
                  const bool halves = o.choice("placement", {"halves", "uniform"}) == "halves";
                  return std::make_unique<AddingTask>(T, halves);

@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "tasks/families.h"
 #include "tasks/generated.h"
-#include "tasks/options.h"
+#include "core/options.h"
 #include "tasks/random.h"
 
 namespace tg::tasks::ollivier {
@@ -220,7 +220,7 @@ void register_ollivier(std::vector<TaskInfo>& r) {
   using ollivier::entropy2;
   r.push_back({"alphabet", "Ollivier's alphabet with insertions: a..z lines with (0-9) and [9 random A-Z] insertions",
                "003 §7.2", {{"lines", 1000}}, [](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
-                 OptionReader o("alphabet", cfg);
+                 OptionReader o("task 'alphabet'", cfg);
                  const int64_t lines = o.integer("lines", 1, 100'000'000);
                  // Per line: 61 characters on average (27 + one sub-block of 12 + two sub-sub-blocks of 11),
                  // and 26 H(1/26) + 10 H(1/5) + 2 * 9 log2 26 = 97.9 true bits.
@@ -232,7 +232,7 @@ void register_ollivier(std::vector<TaskInfo>& r) {
                }});
   r.push_back({"music", "Ollivier's synthetic music: waltz bars, harmony cycle I-IV-I-V-I-IV-V-I, 5 rhythms",
                "003 §7.3", {{"bars", 2700}}, [](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
-                 OptionReader o("music", cfg);
+                 OptionReader o("task 'music'", cfg);
                  const int64_t bars = o.integer("bars", 1, 100'000'000);
                  // Per bar: (11 + 8 + 12 + 6 + 14) / 5 = 10.2 characters and log2 5 + 2.6 log2 3 true bits.
                  return std::make_unique<OllivierTask>(OllivierTask::Spec{
@@ -242,7 +242,7 @@ void register_ollivier(std::vector<TaskInfo>& r) {
                }});
   r.push_back({"distant_xor", "Ollivier's distant XOR: lines of T..1.1T bits, two marked by X, then = and their XOR",
                "003 §7.4", {{"T", 100}, {"lines", 10000}}, [](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
-                 OptionReader o("distant_xor", cfg);
+                 OptionReader o("task 'distant_xor'", cfg);
                  const int64_t T = o.integer("T", 10, 10'000'000);
                  const int64_t lines = o.integer("lines", 1, 100'000'000);
                  return std::make_unique<OllivierTask>(OllivierTask::Spec{
@@ -252,7 +252,7 @@ void register_ollivier(std::vector<TaskInfo>& r) {
                }});
   r.push_back({"anbn", "Ollivier's a^n b^n: pairs of lines of n a's then n b's, n ~ i[1024, 2048]", "003 §7.5",
                {{"pairs", 10}, {"n_min", 1024}, {"n_max", 2048}}, [](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
-                 OptionReader o("anbn", cfg);
+                 OptionReader o("task 'anbn'", cfg);
                  const int64_t pairs = o.integer("pairs", 1, 100'000'000);
                  const int64_t n_min = o.integer("n_min", 1, 100'000'000);
                  const int64_t n_max = o.integer("n_max", 1, 100'000'000);

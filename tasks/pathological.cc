@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "tasks/families.h"
 #include "tasks/generated.h"
-#include "tasks/options.h"
+#include "core/options.h"
 #include "tasks/random.h"
 
 namespace tg::tasks {
@@ -242,7 +242,7 @@ void register_pathological(std::vector<TaskInfo>& r) {
   auto pair_task = [](const char* name, PairOp op, const char* what) {
     return TaskInfo{name, what, "000 §3.1", {{"T", 100}, {"cues", "none"}},
                     [name, op](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
-                      OptionReader o(name, cfg);
+                      OptionReader o(fmt::format("task '{}'", name), cfg);
                       const int64_t T = o.integer("T", 10, 10'000'000);
                       const bool cues = o.choice("cues", {"none", "code"}) == "code";
                       if (cues && T < 20) o.fail("T", fmt::format("must be >= 20 with cues \"code\" (got {})", T));
@@ -256,20 +256,20 @@ void register_pathological(std::vector<TaskInfo>& r) {
   r.push_back(pair_task("xor", PairOp::xor_, "two marked random bits among T..1.1T; target their XOR at the last step (logistic)"));
   r.push_back({"temporal_order", "the order of 2 (or 3) special symbols among T noise symbols, as 1 of 4 (or 8) classes",
                "000 §3.1", {{"T", 100}, {"bits", 2}}, [](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
-                 OptionReader o("temporal_order", cfg);
+                 OptionReader o("task 'temporal_order'", cfg);
                  const int64_t T = o.integer("T", 10, 10'000'000);
                  const int64_t bits = o.integer("bits", 2, 3);
                  return std::make_unique<TemporalOrderTask>(T, static_cast<int>(bits));
                }});
   r.push_back({"random_permutation", "predict the next of T symbols; the last equals the first (1 or 2), the rest 3..100",
                "000 §3.1", {{"T", 100}}, [](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
-                 OptionReader o("random_permutation", cfg);
+                 OptionReader o("task 'random_permutation'", cfg);
                  return std::make_unique<RandomPermutationTask>(o.integer("T", 2, 10'000'000));
                }});
   r.push_back({"memorization", "reproduce 5 bits (or 10 symbols of 5, bits: 20) after T steps, on a trigger",
                "000 §3.1", {{"T", 100}, {"bits", 5}, {"metric", "sequence"}},
                [](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
-                 OptionReader o("memorization", cfg);
+                 OptionReader o("task 'memorization'", cfg);
                  const int64_t T = o.integer("T", 1, 10'000'000);
                  const int64_t bits = o.integer("bits", 5, 20);
                  if (bits != 5 && bits != 20) o.fail("bits", fmt::format("must be 5 or 20 (got {})", bits));

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/options.h"
 #include "tasks/families.h"
 #include "tasks/generated.h"
 
@@ -39,41 +40,9 @@ const TaskInfo& find(const std::string& name) {
   throw Error(fmt::format("unknown task '{}' (known: {})", name, known));
 }
 
-namespace {
-// Same JSON type as the default (any number for a number): "T": "50" is caught here, by name.
-bool same_kind(const nlohmann::json& def, const nlohmann::json& v) {
-  if (def.is_number()) return v.is_number();
-  if (def.is_string()) return v.is_string();
-  if (def.is_boolean()) return v.is_boolean();
-  if (def.is_array()) return v.is_array();
-  if (def.is_object()) return v.is_object();
-  return true;
-}
-const char* kind_name(const nlohmann::json& def) {
-  if (def.is_number()) return "a number";
-  if (def.is_string()) return "a string";
-  if (def.is_boolean()) return "true or false";
-  if (def.is_array()) return "a list";
-  return "an object";
-}
-}  // namespace
 
 nlohmann::json resolve(const TaskInfo& info, const nlohmann::json& user) {
-  nlohmann::json cfg = info.defaults;
-  if (user.is_null()) return cfg;
-  if (!user.is_object()) throw Error(fmt::format("task '{}': options must be a JSON object (got {})", info.name, user.dump()));
-  for (auto it = user.begin(); it != user.end(); ++it) {
-    if (!cfg.contains(it.key())) {
-      std::string known;
-      for (auto d = cfg.begin(); d != cfg.end(); ++d) known += (known.empty() ? "" : ", ") + d.key();
-      throw Error(fmt::format("task '{}': unknown option '{}' (options: {})", info.name, it.key(), known));
-    }
-    if (!same_kind(cfg[it.key()], it.value()))
-      throw Error(fmt::format("task '{}': option '{}' must be {} (got {})", info.name, it.key(),
-                              kind_name(cfg[it.key()]), it.value().dump()));
-    cfg[it.key()] = it.value();
-  }
-  return cfg;
+  return merge_options(fmt::format("task '{}'", info.name), info.defaults, user, /*check_kinds=*/true);
 }
 
 std::unique_ptr<Task> make(const std::string& name, const nlohmann::json& options) {

@@ -15,7 +15,7 @@
 #include "core/atomic_file.h"
 #include "tasks/example.h"
 #include "tasks/families.h"
-#include "tasks/options.h"
+#include "core/options.h"
 #include "tasks/random.h"
 
 namespace tg::tasks::text {
@@ -351,7 +351,7 @@ void register_text(std::vector<TaskInfo>& r) {
                 {"warmup", 0},
                 {"target_bpc", 2.0}},
                [](const nlohmann::json& cfg) -> std::unique_ptr<Task> {
-                 OptionReader o("text", cfg);
+                 OptionReader o("task 'text'", cfg);
                  text::Sources src;
                  src.file = o.string("file");
                  const std::vector<double> split = o.numbers("split", 3, 0.0, 1.0);
