@@ -6,13 +6,35 @@
 
 namespace tg::models {
 
-Var project(Graph& g, const StepInput& x, ParamId w, Site site) {
+StepInput step_input(Graph& g, const Sequence& xs, int64_t t, DType dt) {
+  auto keep = [&](Shape shape) {
+    return g.input(xs.input_keep[static_cast<size_t>(t)].astype(dt).clone().reshaped(shape));
+  };
+  StepInput x;
+  if (!xs.symbols.empty()) {
+    x.symbols = xs.symbols[t];
+    if (!xs.input_keep.empty()) x.symbol_keep = keep({xs.B, 1});
+  } else {
+    x.dense = g.input(xs.dense[t].astype(dt).clone());  // the graph keeps its own copy
+    if (!xs.input_keep.empty()) x.dense = ops::mul(x.dense, keep(x.dense.shape()));
+  }
+  return x;
+}
+
+Var project(Graph& g, const StepInput& x, ParamId w, Site site) { return project(x, g[w], site); }
+
+Var project(const StepInput& x, Var w, Site site) {
   if (x.symbols) {
-    Var rows = ops::gather_rows(g[w], x.symbols, site);
+    Var rows = ops::gather_rows(w, x.symbols, site);
     // dropping a one-hot input unit drops its whole row: the mask is one factor per sequence
     return x.symbol_keep.empty() ? rows : ops::mul(rows, x.symbol_keep, site);
   }
-  return ops::matmul(x.dense, g[w], false, false, site);
+  return ops::matmul(x.dense, w, false, false, site);
+}
+
+Var initial_part(Graph& g, Var learned, int64_t batch, int64_t n, DType dt) {
+  if (learned.empty()) return ops::fill(g, {batch, n}, 0.0, dt);
+  return ops::broadcast_to(learned, {batch, n});
 }
 
 InitialState::InitialState(ParamBuilder& p, const std::vector<std::pair<std::string, int64_t>>& parts,
@@ -26,12 +48,8 @@ InitialState::InitialState(ParamBuilder& p, const std::vector<std::pair<std::str
 
 State InitialState::make(Graph& g, int64_t batch) const {
   State s;
-  for (size_t i = 0; i < sizes_.size(); ++i) {
-    if (learned_.empty())
-      s.push_back(ops::fill(g, {batch, sizes_[i]}, 0.0, dtype_));
-    else
-      s.push_back(ops::broadcast_to(g[learned_[i]], {batch, sizes_[i]}));
-  }
+  for (size_t i = 0; i < sizes_.size(); ++i)
+    s.push_back(initial_part(g, learned_.empty() ? Var() : g[learned_[i]], batch, sizes_[i], dtype_));
   return s;
 }
 
@@ -50,6 +68,11 @@ State carry_over(Graph& g, const State& fresh, const State& old, const Tensor& m
   State s;
   for (size_t i = 0; i < fresh.size(); ++i) s.push_back(fresh[i] * keep_new + old[i] * keep_old);
   return s;
+}
+
+Var carry_over(Graph& g, Var fresh, Var old, const Sequence& xs, int64_t t) {
+  if (xs.mask.empty()) return fresh;
+  return carry_over(g, State{fresh}, State{old}, xs.mask[static_cast<size_t>(t)])[0];
 }
 
 }  // namespace tg::models

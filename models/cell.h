@@ -12,6 +12,7 @@
 
 #include "core/graph.h"
 #include "core/site.h"
+#include "models/model.h"
 #include "models/param_builder.h"
 #include "ops/ops.h"
 
@@ -31,8 +32,13 @@ struct StepInput {
   Var symbol_keep;     // optional [B, 1] input-dropout factor on the looked-up rows (0 or 1/(1-p))
 };
 
+// The input of step t of a batch as graph nodes of dtype dt, with its input-dropout factors when the
+// batch carries them (Sequence::input_keep).
+StepInput step_input(Graph& g, const Sequence& xs, int64_t t, DType dt);
+
 // x W for an input weight W [size, n]: a row lookup (gather_rows) for symbols, a matmul for dense rows.
 Var project(Graph& g, const StepInput& x, ParamId w, Site site = Site::current());
+Var project(const StepInput& x, Var w, Site site = Site::current());
 
 // A cell's state parts, each [B, n]; every cell documents its layout (LSTM: {h, c}).
 using State = std::vector<Var>;
@@ -65,8 +71,14 @@ class InitialState {
   DType dtype_ = DType::f32;
 };
 
+// One part of an initial state [batch, n]: the learned vector broadcast over the batch, or zeros when
+// `learned` is empty.
+Var initial_part(Graph& g, Var learned, int64_t batch, int64_t n, DType dt);
+
 // Per-step input mask m [B, 1] (1 = a real step, 0 = padding): m ⊙ fresh + (1 - m) ⊙ old for every
 // state part, so padded steps carry the state over unchanged.
 State carry_over(Graph& g, const State& fresh, const State& old, const Tensor& mask);
+// The same for a one-part state at step t of xs (fresh itself when the batch has no masks).
+Var carry_over(Graph& g, Var fresh, Var old, const Sequence& xs, int64_t t);
 
 }  // namespace tg::models

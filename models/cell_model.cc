@@ -8,15 +8,7 @@ namespace tg::models {
 
 CommonOptions CommonOptions::read(const OptionReader& o) {
   CommonOptions c;
-  c.io.vocab = o.count("vocab");
-  c.io.in = o.count("in");
-  if ((c.io.vocab > 0) == (c.io.in > 0))
-    o.fail("set exactly one of 'vocab' (symbolic inputs) and 'in' (dense inputs); use vocab=0 with in=N");
-  c.io.out = o.count("out");
-  if (c.io.out == 0) {
-    if (!c.io.symbolic()) o.fail("option 'out' must be set (> 0) for dense inputs");
-    c.io.out = c.io.vocab;  // next-symbol prediction
-  }
+  c.io = read_io_sizes(o);
   c.output = read_output_kind(o, "output");
   c.output_bias = o.flag("output_bias");
   c.learned_h0 = o.flag("learned_h0");
@@ -121,15 +113,7 @@ Outputs unroll_cell_steps(Graph& g, const Cell& cell, const OutputLayer& head, c
   };
   for (int64_t t = begin; t < end; ++t) {
     ScopeGuard step_scope(g, scope + "/t", static_cast<long>(t));
-    StepInput x;
-    if (io.symbolic()) {
-      x.symbols = xs.symbols[t];
-      if (!xs.input_keep.empty()) x.symbol_keep = keep(xs.input_keep, t, {xs.B, 1});
-    } else {
-      x.dense = g.input(xs.dense[t].astype(dt).clone());  // the graph keeps its own copy
-      if (!xs.input_keep.empty()) x.dense = ops::mul(x.dense, keep(xs.input_keep, t, {xs.B, io.in}));
-    }
-    Step next = cell.step(g, x, s);
+    Step next = cell.step(g, step_input(g, xs, t, dt), s);
     s = xs.mask.empty() ? next.state : carry_over(g, next.state, s, xs.mask[t]);
     Var h = cell.readout(s);
     // dropout on the output layer's input only: the state itself (the recurrent path) is untouched

@@ -14,7 +14,8 @@
 #include "models/cell_model.h"
 #include "models/init.h"
 #include "models/more_models.h"
-#include "models/more_util.h"
+#include "models/cell.h"
+#include "models/init.h"
 #include "models/output_layer.h"
 
 namespace tg::models {
@@ -32,7 +33,7 @@ class Esn final : public Model {
  public:
   Esn(const nlohmann::json& cfg, DType dt, Rng& rng) : Model(dt), kind_(kName) {
     OptionReader o(fmt::format("model '{}'", kind_), cfg);
-    io_ = more::read_io(o);
+    io_ = read_io_sizes(o);
     in_ = io_.input_size();
     H_ = o.size("reservoir");
     out_kind_ = read_output_kind(o, "output");
@@ -60,14 +61,14 @@ class Esn final : public Model {
     const DType dt = params_.dtype();
     Var W_in = g.input(res_.W_in.astype(dt)), W = g.input(res_.W.astype(dt)), b = g.input(res_.b.astype(dt));
     Var W_out = g[W_out_], b_out = g[b_out_];
-    Var h = more::initial_state(g, h0_.index >= 0 ? g[h0_] : Var(), xs.B, H_, dt);
+    Var h = initial_part(g, h0_.index >= 0 ? g[h0_] : Var(), xs.B, H_, dt);
     const double a = res_.alpha;
     Outputs out;
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, "esn/t", t);
-      Var u = more::input_term(g, xs, t, W_in) + ops::matmul(h, W) + b;
+      Var u = project(step_input(g, xs, t, dt), W_in) + ops::matmul(h, W) + b;
       Var fresh = a == 0 ? ops::tanh(u) : a * h + (1 - a) * ops::tanh(u);
-      h = more::carry(more::step_mask(g, xs, t, dt), fresh, h);
+      h = carry_over(g, fresh, h, xs, t);
       Var z = ops::matmul(h, W_out) + b_out;
       out.record(g, u, h, z);
     }
@@ -92,7 +93,7 @@ const EsnReservoir& esn_reservoir(const Model& m) {
 void register_esn(std::vector<ModelInfo>& r) {
   r.push_back({kName, "echo state network: fixed sparse leaky-integrator tanh reservoir, trained linear readout",
                "000, 002", esn_defaults(), [](const nlohmann::json& cfg, DType dt, Rng& rng) -> std::unique_ptr<Model> {
-                 return std::make_unique<Esn>(more::options(kName, esn_defaults(), cfg), dt, rng);
+                 return std::make_unique<Esn>(merge_options(fmt::format("model \'{}\'", kName), esn_defaults(), cfg), dt, rng);
                }});
 }
 

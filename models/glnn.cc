@@ -14,7 +14,8 @@
 // beta_j = -sqrt(alpha(alpha - mu_j)); V_j⁰ = atanh(beta_j/alpha). nu and nu~ come from the options
 // symbol_freq / symbol_freq_all (see ollivier::statistics_options); uniform when not given.
 #include "models/cell_model.h"
-#include "models/more_util.h"
+#include "models/cell.h"
+#include "models/init.h"
 #include "models/ollivier.h"
 
 namespace tg::models::ollivier {
@@ -47,17 +48,17 @@ class Glnn final : public GraphModel {
         for (int64_t y = 0; y < A; ++y) tau[y * E + e] = -alpha;
       }
     } else {
-      w = more::normal_values(N * O, c_.init_scale, rng);
-      w0 = more::normal_values(O, c_.init_scale, rng);
-      tau = more::normal_values(A * E, c_.init_scale, rng);
-      tau0 = more::normal_values(A * N, c_.init_scale, rng);
-      V0 = more::normal_values(N, c_.init_scale, rng);
+      w = init::normal_values(N * O, c_.init_scale, rng);
+      w0 = init::normal_values(O, c_.init_scale, rng);
+      tau = init::normal_values(A * E, c_.init_scale, rng);
+      tau0 = init::normal_values(A * N, c_.init_scale, rng);
+      V0 = init::normal_values(N, c_.init_scale, rng);
     }
-    w_ = params_.add("glnn/w", more::tensor({N, O}, w, dt));
-    w0_ = params_.add("glnn/w0", more::tensor({O}, w0, dt));
-    tau_ = params_.add("glnn/tau", more::tensor({A, E}, tau, dt));
-    tau0_ = params_.add("glnn/tau0", more::tensor({A, N}, tau0, dt));
-    if (c_.learned_state) V0_ = params_.add("glnn/V0", more::tensor({N}, V0, dt));
+    w_ = params_.add("glnn/w", Tensor::from({N, O}, w, dt));
+    w0_ = params_.add("glnn/w0", Tensor::from({O}, w0, dt));
+    tau_ = params_.add("glnn/tau", Tensor::from({A, E}, tau, dt));
+    tau0_ = params_.add("glnn/tau0", Tensor::from({A, N}, tau0, dt));
+    if (c_.learned_state) V0_ = params_.add("glnn/V0", Tensor::from({N}, V0, dt));
   }
 
   Outputs unroll(Graph& g, const Sequence& xs) const override {
@@ -65,16 +66,17 @@ class Glnn final : public GraphModel {
     g.bind(params_);
     const DType dt = params_.dtype();
     Var w = g[w_], w0 = g[w0_], tau = g[tau_], tau0 = g[tau0_];
-    Var V = more::initial_state(g, c_.learned_state ? g[V0_] : Var(), xs.B, c_.units, dt);
+    Var V = initial_part(g, c_.learned_state ? g[V0_] : Var(), xs.B, c_.units, dt);
     g.tag(V, "start_state");  // per-sequence start state: its adjoint is each line's B^0 (riemannian/lines)
     Var a = ops::tanh(V);
     Outputs out;
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, "glnn/t", t);
-      Var gate = more::input_term(g, xs, t, tau);  // [B, E]: tau_{i j x_t}
-      Var bias = more::input_term(g, xs, t, tau0);  // [B, N]: tau_{0 j x_t}
+      const StepInput x = step_input(g, xs, t, dt);
+      Var gate = project(x, tau);  // [B, E]: tau_{i j x_t}
+      Var bias = project(x, tau0);  // [B, N]: tau_{0 j x_t}
       Var Vn = V + edge_matvec(a, gate, graph_) + bias;
-      V = more::carry(more::step_mask(g, xs, t, dt), Vn, V);
+      V = carry_over(g, Vn, V, xs, t);
       a = ops::tanh(V);
       Var z = ops::matmul(a, w) + w0;
       out.record(g, Vn, a, z);
@@ -92,7 +94,7 @@ void register_glnn(std::vector<ModelInfo>& r) {
   r.push_back({kName,
                "gated leaky NN: V += Σ tau[i,j,x_t] tanh(V_i) on a random graph with self-loops and a bias unit",
                "003", common_defaults(), [](const nlohmann::json& cfg, DType dt, Rng& rng) -> std::unique_ptr<Model> {
-                 return std::make_unique<Glnn>(more::options(kName, common_defaults(), cfg), dt, rng);
+                 return std::make_unique<Glnn>(merge_options(fmt::format("model \'{}\'", kName), common_defaults(), cfg), dt, rng);
                }});
 }
 

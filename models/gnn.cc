@@ -8,7 +8,8 @@
 // tau_0jy = (1/2)(u_jy - Σ_y' nu~_y' u_jy'), other tau 0, w_0y = log nu_y, w_iy = 0, a⁰ = 0. The
 // initial GNN then computes exactly what the initial classical RNN computes (tested).
 #include "models/cell_model.h"
-#include "models/more_util.h"
+#include "models/cell.h"
+#include "models/init.h"
 #include "models/ollivier.h"
 
 namespace tg::models::ollivier {
@@ -31,17 +32,17 @@ class Gnn final : public GraphModel {
         for (int64_t y = 0; y < A; ++y) tau[y * E + e] = 1.0 - 1.0 / static_cast<double>(i + 1);
       }
     } else {
-      w = more::normal_values(N * O, c_.init_scale, rng);
-      w0 = more::normal_values(O, c_.init_scale, rng);
-      tau = more::normal_values(A * E, c_.init_scale, rng);
-      tau0 = more::normal_values(A * N, c_.init_scale, rng);
-      a0 = more::normal_values(N, c_.init_scale, rng);
+      w = init::normal_values(N * O, c_.init_scale, rng);
+      w0 = init::normal_values(O, c_.init_scale, rng);
+      tau = init::normal_values(A * E, c_.init_scale, rng);
+      tau0 = init::normal_values(A * N, c_.init_scale, rng);
+      a0 = init::normal_values(N, c_.init_scale, rng);
     }
-    w_ = params_.add("gnn/w", more::tensor({N, O}, w, dt));
-    w0_ = params_.add("gnn/w0", more::tensor({O}, w0, dt));
-    tau_ = params_.add("gnn/tau", more::tensor({A, E}, tau, dt));
-    tau0_ = params_.add("gnn/tau0", more::tensor({A, N}, tau0, dt));
-    if (c_.learned_state) a0_ = params_.add("gnn/a0", more::tensor({N}, a0, dt));
+    w_ = params_.add("gnn/w", Tensor::from({N, O}, w, dt));
+    w0_ = params_.add("gnn/w0", Tensor::from({O}, w0, dt));
+    tau_ = params_.add("gnn/tau", Tensor::from({A, E}, tau, dt));
+    tau0_ = params_.add("gnn/tau0", Tensor::from({A, N}, tau0, dt));
+    if (c_.learned_state) a0_ = params_.add("gnn/a0", Tensor::from({N}, a0, dt));
   }
 
   Outputs unroll(Graph& g, const Sequence& xs) const override {
@@ -49,15 +50,16 @@ class Gnn final : public GraphModel {
     g.bind(params_);
     const DType dt = params_.dtype();
     Var w = g[w_], w0 = g[w0_], tau = g[tau_], tau0 = g[tau0_];
-    Var a = more::initial_state(g, c_.learned_state ? g[a0_] : Var(), xs.B, c_.units, dt);
+    Var a = initial_part(g, c_.learned_state ? g[a0_] : Var(), xs.B, c_.units, dt);
     g.tag(a, "start_state");  // per-sequence start state: its adjoint is each line's B^0 (riemannian/lines)
     Outputs out;
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, "gnn/t", t);
-      Var gate = more::input_term(g, xs, t, tau);   // [B, E]
-      Var bias = more::input_term(g, xs, t, tau0);  // [B, N]
+      const StepInput x = step_input(g, xs, t, dt);
+      Var gate = project(x, tau);   // [B, E]
+      Var bias = project(x, tau0);  // [B, N]
       Var V = edge_matvec(a, gate, graph_) + bias;
-      a = more::carry(more::step_mask(g, xs, t, dt), ops::tanh(V), a);
+      a = carry_over(g, ops::tanh(V), a, xs, t);
       Var z = ops::matmul(a, w) + w0;
       out.record(g, V, a, z);
     }
@@ -73,7 +75,7 @@ class Gnn final : public GraphModel {
 void register_gnn(std::vector<ModelInfo>& r) {
   r.push_back({kName, "gated NN: a_j = tanh(Σ tau[i,j,x_t] a_i), symbol-gated edges of a random graph plus a bias unit",
                "003", common_defaults(), [](const nlohmann::json& cfg, DType dt, Rng& rng) -> std::unique_ptr<Model> {
-                 return std::make_unique<Gnn>(more::options(kName, common_defaults(), cfg), dt, rng);
+                 return std::make_unique<Gnn>(merge_options(fmt::format("model \'{}\'", kName), common_defaults(), cfg), dt, rng);
                }});
 }
 

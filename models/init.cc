@@ -178,4 +178,11 @@ nlohmann::json init_defaults(bool recurrent, double scale) {
   return j;
 }
 
+std::vector<double> normal_values(int64_t n, double stddev, Rng& rng) {
+  std::normal_distribution<double> d(0.0, stddev);
+  std::vector<double> v(n);
+  for (double& x : v) x = stddev > 0 ? d(rng) : 0.0;
+  return v;
+}
+
 }  // namespace tg::models::init

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -56,5 +57,9 @@ struct InitOptions {
 // Default JSON for the shared init options; `recurrent` adds recurrent_init and spectral_radius
 // (only for models whose recurrent weights are square matrices).
 nlohmann::json init_defaults(bool recurrent, double scale = 0.1);
+
+// n values drawn N(0, stddev²) in order from rng (all 0 when stddev is 0): initial values of models
+// that draw their parameters as one stream (Ollivier's GLNN, GNN and RNN).
+std::vector<double> normal_values(int64_t n, double stddev, Rng& rng);
 
 }  // namespace tg::models::init

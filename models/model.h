@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/graph.h"
+#include "core/options.h"
 #include "core/params.h"
 #include "ops/ops.h"
 #include "tasks/batch.h"
@@ -47,6 +48,10 @@ struct IoSizes {
   bool symbolic() const { return vocab > 0; }
   int64_t input_size() const { return symbolic() ? vocab : in; }
 };
+
+// vocab (> 0: symbolic inputs) or in (dense input size), and out (0: = vocab, next-symbol
+// prediction), read from a model's options; exactly one of vocab and in must be set.
+IoSizes read_io_sizes(const OptionReader& o);
 
 class Model {
  public:

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "models/more_util.h"
 
 namespace tg::models::ollivier {
 
@@ -126,7 +125,7 @@ std::vector<double> read_freq(const nlohmann::json& v, int64_t n, const std::str
 Common read_common(const std::string& model, const nlohmann::json& cfg, bool gated, UnitGraph& graph, Rng& rng) {
   Common c;
   OptionReader o(fmt::format("model '{}'", model), cfg);
-  c.io = more::read_io(o);
+  c.io = read_io_sizes(o);
   c.in = c.io.input_size();
   c.out = c.io.out;
   c.units = o.size("units");

@@ -8,7 +8,8 @@
 // rho_jy = (1/2)(u_jy - Σ_y' nu~_y' u_jy'), u ~ U[0,1]; every other weight 0. The initial activities
 // a⁰ are not specified: we start them at 0 (learned when init_state = "learned").
 #include "models/cell_model.h"
-#include "models/more_util.h"
+#include "models/cell.h"
+#include "models/init.h"
 #include "models/ollivier.h"
 
 namespace tg::models::ollivier {
@@ -28,19 +29,19 @@ class OllivierRnn final : public GraphModel {
       rho = detail::centred_uniform(c_, std::vector<double>(N, 0.5), rng);
       for (int64_t i = 0; i < N; ++i) tau[graph_.self_loop(static_cast<int32_t>(i))] = 1.0 - 1.0 / static_cast<double>(i + 1);
     } else {
-      w = more::normal_values(N * O, c_.init_scale, rng);
-      w0 = more::normal_values(O, c_.init_scale, rng);
-      rho = more::normal_values(A * N, c_.init_scale, rng);
-      tau = more::normal_values(E, c_.init_scale, rng);
-      tau0 = more::normal_values(N, c_.init_scale, rng);
-      a0 = more::normal_values(N, c_.init_scale, rng);
+      w = init::normal_values(N * O, c_.init_scale, rng);
+      w0 = init::normal_values(O, c_.init_scale, rng);
+      rho = init::normal_values(A * N, c_.init_scale, rng);
+      tau = init::normal_values(E, c_.init_scale, rng);
+      tau0 = init::normal_values(N, c_.init_scale, rng);
+      a0 = init::normal_values(N, c_.init_scale, rng);
     }
-    w_ = params_.add("ollivier_rnn/w", more::tensor({N, O}, w, dt));
-    w0_ = params_.add("ollivier_rnn/w0", more::tensor({O}, w0, dt));
-    rho_ = params_.add("ollivier_rnn/rho", more::tensor({A, N}, rho, dt));
-    tau_ = params_.add("ollivier_rnn/tau", more::tensor({E}, tau, dt));
-    tau0_ = params_.add("ollivier_rnn/tau0", more::tensor({N}, tau0, dt));
-    if (c_.learned_state) a0_ = params_.add("ollivier_rnn/a0", more::tensor({N}, a0, dt));
+    w_ = params_.add("ollivier_rnn/w", Tensor::from({N, O}, w, dt));
+    w0_ = params_.add("ollivier_rnn/w0", Tensor::from({O}, w0, dt));
+    rho_ = params_.add("ollivier_rnn/rho", Tensor::from({A, N}, rho, dt));
+    tau_ = params_.add("ollivier_rnn/tau", Tensor::from({E}, tau, dt));
+    tau0_ = params_.add("ollivier_rnn/tau0", Tensor::from({N}, tau0, dt));
+    if (c_.learned_state) a0_ = params_.add("ollivier_rnn/a0", Tensor::from({N}, a0, dt));
   }
 
   Outputs unroll(Graph& g, const Sequence& xs) const override {
@@ -48,13 +49,13 @@ class OllivierRnn final : public GraphModel {
     g.bind(params_);
     const DType dt = params_.dtype();
     Var w = g[w_], w0 = g[w0_], rho = g[rho_], tau = g[tau_], tau0 = g[tau0_];
-    Var a = more::initial_state(g, c_.learned_state ? g[a0_] : Var(), xs.B, c_.units, dt);
+    Var a = initial_part(g, c_.learned_state ? g[a0_] : Var(), xs.B, c_.units, dt);
     g.tag(a, "start_state");  // per-sequence start state: its adjoint is each line's B^0 (riemannian/lines)
     Outputs out;
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, "ollivier_rnn/t", t);
-      Var V = more::input_term(g, xs, t, rho) + edge_matvec(a, tau, graph_) + tau0;
-      a = more::carry(more::step_mask(g, xs, t, dt), ops::tanh(V), a);
+      Var V = project(step_input(g, xs, t, dt), rho) + edge_matvec(a, tau, graph_) + tau0;
+      a = carry_over(g, ops::tanh(V), a, xs, t);
       Var z = ops::matmul(a, w) + w0;
       out.record(g, V, a, z);
     }
@@ -70,7 +71,7 @@ class OllivierRnn final : public GraphModel {
 void register_ollivier_rnn(std::vector<ModelInfo>& r) {
   r.push_back({kName, "Ollivier's classical RNN: a_j = tanh(rho[j,x_t] + Σ tau_ij a_i) on a random graph with a bias unit",
                "003", common_defaults(), [](const nlohmann::json& cfg, DType dt, Rng& rng) -> std::unique_ptr<Model> {
-                 return std::make_unique<OllivierRnn>(more::options(kName, common_defaults(), cfg), dt, rng);
+                 return std::make_unique<OllivierRnn>(merge_options(fmt::format("model \'{}\'", kName), common_defaults(), cfg), dt, rng);
                }});
 }
 
