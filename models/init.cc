@@ -8,11 +8,15 @@
 #include <random>
 #include <vector>
 
+// xtensor-blas 0.20 (Debian 12) uses ASSERT in its potrf/potrs wrappers without including the header
+// that defines it (docs/dependencies.md).
+#include <xflens/cxxblas/auxiliary/debugmacro.h>
+#include <xtensor-blas/xlinalg.hpp>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xmanipulation.hpp>
+
 #include "core/error.h"
 
-extern "C" void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda, double* wr,
-                       double* wi, double* vl, const int* ldvl, double* vr, const int* ldvr, double* work,
-                       const int* lwork, int* info);
 
 namespace tg::models::init {
 
@@ -124,19 +128,13 @@ Init per_row_square(int64_t n, Init base) {
 
 double spectral_radius(const Tensor& square) {
   need_square(square, "spectral_radius");
-  const int n = static_cast<int>(square.shape()[0]);
+  const auto n = static_cast<size_t>(square.shape()[0]);
   if (n == 0) return 0;
-  // The eigenvalues of A and Aᵀ agree, so the row-major buffer can go to LAPACK as it is.
-  std::vector<double> a = square.to_vector(), wr(n), wi(n);
-  int lwork = -1, info = 0, one = 1;
-  double query = 0;
-  dgeev_("N", "N", &n, a.data(), &n, wr.data(), wi.data(), nullptr, &one, nullptr, &one, &query, &lwork, &info);
-  lwork = static_cast<int>(query);
-  std::vector<double> work(std::max(lwork, 1));
-  dgeev_("N", "N", &n, a.data(), &n, wr.data(), wi.data(), nullptr, &one, nullptr, &one, work.data(), &lwork, &info);
-  if (info != 0) throw Error(fmt::format("init::spectral_radius: LAPACK dgeev failed (info {})", info));
+  // The eigenvalues of A and Aᵀ agree; handing LAPACK Aᵀ lets it read the row-major buffer as it is.
+  const std::vector<double> a = square.to_vector();
+  const auto eig = xt::linalg::eigvals(xt::transpose(xt::adapt(a, std::array<size_t, 2>{n, n})));
   double r = 0;
-  for (int i = 0; i < n; ++i) r = std::max(r, std::hypot(wr[i], wi[i]));
+  for (const auto& e : eig) r = std::max(r, std::hypot(e.real(), e.imag()));
   return r;
 }
 
