@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     opt.structural = "none";  // the main Gauss-Newton block only, as for a plain HF step
     tg::models::ModelObjective obj(std::move(m), opt);
 
-    tg::optim::Batch b;
+    tg::tasks::Batch b;
     b.inputs.T = steps;
     b.inputs.B = batch;
     std::uniform_int_distribution<int32_t> sym(0, static_cast<int32_t>(vocab - 1));

@@ -81,7 +81,7 @@ ObjectiveOptions objective_options_from_json(const nlohmann::json& j) {
   return o;
 }
 
-double loss_weight(const optim::Batch& b, OutputKind kind, int64_t out_dim) {
+double loss_weight(const tasks::Batch& b, OutputKind kind, int64_t out_dim) {
   double w = 0;
   if (b.targets.mask.empty()) w = static_cast<double>(b.steps() * b.size());
   for (const Tensor& m : b.targets.mask)
@@ -169,7 +169,7 @@ Var structural_head(Graph& g, const std::string& kind, std::span<const Var> prea
 // The unroll in segments of steps [T s / S, T (s+1) / S): each segment's loss is its steps' part of
 // the mean loss (the sum of its steps' losses over the whole batch's weight), and its blocks are its
 // steps' logits with that loss, and its pre-activations with their part of the structural head.
-std::unique_ptr<optim::Evaluation> ModelObjective::evaluate_remat(const optim::Batch& b) {
+std::unique_ptr<optim::Evaluation> ModelObjective::evaluate_remat(const tasks::Batch& b) {
   const int64_t T = b.steps();
   const int64_t S = std::min(T, opt_.remat_segments < 0 ? ad::sqrt_segments(T) : opt_.remat_segments);
   const OutputKind kind = model_->output_kind();
@@ -214,7 +214,8 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate_remat(const optim::B
   return std::make_unique<optim::RematEvaluation>(std::move(remat), 0, structural ? std::optional<size_t>(1) : std::nullopt);
 }
 
-std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& theta, const optim::Batch& b) {
+std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& theta, const tasks::Data& d) {
+  const tasks::Batch& b = tasks::data_as<tasks::Batch>(d);
   // Weight noise: the graph is built at θ + ε, so its gradient is the gradient at the noisy weights
   // (a leaf's derivative does not depend on its value's origin).
   if (b.weight_noise) model_->params().set_values(theta.clone().axpy(1.0, *b.weight_noise));

@@ -41,7 +41,7 @@ ObjectiveOptions objective_options_from_json(const nlohmann::json& j);  // unkno
 
 // The total weight the training loss averages over: Σ loss masks, times the output size for
 // elementwise (logistic / linear) outputs.
-double loss_weight(const optim::Batch& b, OutputKind kind, int64_t out_dim);
+double loss_weight(const tasks::Batch& b, OutputKind kind, int64_t out_dim);
 
 class ModelObjective : public optim::Objective {
  public:
@@ -49,14 +49,18 @@ class ModelObjective : public optim::Objective {
   const ParamSet& params() const override { return model_->params(); }
   // The evaluation keeps only the batch; with remat_segments it also reads the model when products
   // are taken, so the objective must outlive it (the optimizers' pattern).
-  std::unique_ptr<optim::Evaluation> evaluate(const ParamVec& theta, const optim::Batch& b) override;
-  double weight(const optim::Batch& b) const override { return loss_weight(b, model_->output_kind(), model_->io().out); }
-  void draw_noise(optim::Batch& b, Rng& rng) override { models::draw_noise(b, opt_.noise, *model_, rng); }
+  std::unique_ptr<optim::Evaluation> evaluate(const ParamVec& theta, const tasks::Data& d) override;
+  double weight(const tasks::Data& d) const override {
+    return loss_weight(tasks::data_as<tasks::Batch>(d), model_->output_kind(), model_->io().out);
+  }
+  void draw_noise(tasks::Data& d, Rng& rng) override {
+    models::draw_noise(tasks::data_as<tasks::Batch>(d), opt_.noise, *model_, rng);
+  }
   Model& model() { return *model_; }
   const ObjectiveOptions& options() const { return opt_; }
 
  private:
-  std::unique_ptr<optim::Evaluation> evaluate_remat(const optim::Batch& b);
+  std::unique_ptr<optim::Evaluation> evaluate_remat(const tasks::Batch& b);
   std::unique_ptr<Model> model_;
   ObjectiveOptions opt_;
 };

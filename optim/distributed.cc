@@ -97,11 +97,12 @@ std::pair<int64_t, int64_t> DistributedObjective::shard(int64_t n, int rank, int
   return {first, last - first};
 }
 
-std::unique_ptr<Evaluation> DistributedObjective::evaluate(const ParamVec& theta, const Batch& b) {
+std::unique_ptr<Evaluation> DistributedObjective::evaluate(const ParamVec& theta, const Data& b) {
   const double w = inner_.weight(b);
   if (!(w > 0)) throw Error("objective: the batch's loss masks select no target");
   auto [first, count] = shard(b.size(), comm_.rank(), comm_.size());
-  Batch part = tasks::slice(b, first, count);
+  const auto part_data = b.slice(first, count);
+  const Data& part = *part_data;
   const double w_r = count > 0 ? inner_.weight(part) : 0.0;
   std::unique_ptr<Evaluation> local;
   if (w_r > 0) local = inner_.evaluate(theta, part);
@@ -110,11 +111,12 @@ std::unique_ptr<Evaluation> DistributedObjective::evaluate(const ParamVec& theta
   return std::make_unique<DistributedEvaluation>(comm_, std::move(local), ParamVec(theta.layout(), theta.dtype()), w_r / w, fisher_scale);
 }
 
-double DistributedObjective::value(const ParamVec& theta, const Batch& b) {
+double DistributedObjective::value(const ParamVec& theta, const Data& b) {
   const double w = inner_.weight(b);
   if (!(w > 0)) throw Error("objective: the batch's loss masks select no target");
   auto [first, count] = shard(b.size(), comm_.rank(), comm_.size());
-  Batch part = tasks::slice(b, first, count);
+  const auto part_data = b.slice(first, count);
+  const Data& part = *part_data;
   const double w_r = count > 0 ? inner_.weight(part) : 0.0;
   return combine(comm_, w_r > 0 ? (w_r / w) * inner_.value(theta, part) : 0.0);
 }

@@ -24,13 +24,13 @@ class DistributedObjective : public Objective {
   // Both must outlive this object.
   DistributedObjective(Objective& inner, Communicator& comm);
   const ParamSet& params() const override { return inner_.params(); }
-  std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Batch& b) override;
-  double value(const ParamVec& theta, const Batch& b) override;
+  std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Data& b) override;
+  double value(const ParamVec& theta, const Data& b) override;
   // The global batch's: "sequences processed" counts the whole job's work, as one process would.
-  int64_t cost(const Batch& b) const override { return inner_.cost(b); }
-  double weight(const Batch& b) const override { return inner_.weight(b); }
+  int64_t cost(const Data& b) const override { return inner_.cost(b); }
+  double weight(const Data& b) const override { return inner_.weight(b); }
   // Every rank draws the same global batch and the same noise from the same RNG state; slices share it.
-  void draw_noise(Batch& b, Rng& rng) override { inner_.draw_noise(b, rng); }
+  void draw_noise(Data& b, Rng& rng) override { inner_.draw_noise(b, rng); }
 
   // This rank's sequences [first, first + count) of a batch of n.
   static std::pair<int64_t, int64_t> shard(int64_t n, int rank, int size);

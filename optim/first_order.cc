@@ -53,7 +53,7 @@ class GradientMethod : public FirstOrder {
   const std::string& name() const override { return name_; }
   nlohmann::json config() const override { return config_; }
 
-  StepStats step(Objective& obj, ParamVec& theta, const Batch& b) override {
+  StepStats step(Objective& obj, ParamVec& theta, const Data& b) override {
     StepStats st;
     const int64_t t = step_++;
     st.lr = lr_.at(t);

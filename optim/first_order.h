@@ -74,7 +74,7 @@ class FirstOrder {
  public:
   virtual ~FirstOrder() = default;
   virtual const std::string& name() const = 0;
-  virtual StepStats step(Objective& obj, ParamVec& theta, const Batch& b) = 0;
+  virtual StepStats step(Objective& obj, ParamVec& theta, const Data& b) = 0;
   // Every option resolved (schedules expanded): make_first_order(name(), config()) rebuilds it.
   virtual nlohmann::json config() const = 0;
   virtual OptimizerState state() const = 0;

@@ -13,7 +13,7 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 // Loss and gradient over a large batch, a chunk at a time (the tape of 10,000 sequences of length
 // 100 would not fit in memory), combined with the chunks' loss weights into the whole batch's mean.
-std::pair<double, ParamVec> chunked_value_and_grad(Objective& obj, const ParamVec& theta, const Batch& b, int64_t chunk) {
+std::pair<double, ParamVec> chunked_value_and_grad(Objective& obj, const ParamVec& theta, const Data& b, int64_t chunk) {
   if (b.size() <= chunk) {  // one chunk: no reweighting, which would round differently
     auto ev = obj.evaluate(theta, b);
     return {ev->value(), ev->grad()};
@@ -21,7 +21,8 @@ std::pair<double, ParamVec> chunked_value_and_grad(Objective& obj, const ParamVe
   double total_w = 0, loss = 0;
   ParamVec grad = theta.clone().fill(0);
   for (int64_t first = 0; first < b.size(); first += chunk) {
-    Batch part = tasks::slice(b, first, std::min(chunk, b.size() - first));
+    const auto part_data = b.slice(first, std::min(chunk, b.size() - first));
+    const Data& part = *part_data;
     const double w = obj.weight(part);
     auto ev = obj.evaluate(theta, part);
     loss += w * ev->value();
@@ -30,11 +31,12 @@ std::pair<double, ParamVec> chunked_value_and_grad(Objective& obj, const ParamVe
   }
   return {loss / total_w, grad.scale(1.0 / total_w)};
 }
-double chunked_value(Objective& obj, const ParamVec& theta, const Batch& b, int64_t chunk) {
+double chunked_value(Objective& obj, const ParamVec& theta, const Data& b, int64_t chunk) {
   if (b.size() <= chunk) return obj.value(theta, b);
   double total_w = 0, loss = 0;
   for (int64_t first = 0; first < b.size(); first += chunk) {
-    Batch part = tasks::slice(b, first, std::min(chunk, b.size() - first));
+    const auto part_data = b.slice(first, std::min(chunk, b.size() - first));
+    const Data& part = *part_data;
     const double w = obj.weight(part);
     loss += w * obj.value(theta, part);
     total_w += w;
@@ -52,7 +54,7 @@ HessianFree::HessianFree(HfConfig cfg) : cfg_(cfg), lambda_(cfg.lambda) {
   if (!(cfg_.precondition_alpha >= 0)) throw Error("hf: precondition_alpha must be >= 0");
 }
 
-HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Batch& grad_batch, const Batch& curv_batch) {
+HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batch, const Data& curv_batch) {
   HfStats st;
   st.lambda = lambda_;
   const int64_t n_grad = obj.cost(grad_batch), n_curv = obj.cost(curv_batch);

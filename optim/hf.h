@@ -92,7 +92,7 @@ struct HfStats {
 class HessianFree {
  public:
   explicit HessianFree(HfConfig cfg = {});
-  HfStats step(Objective& obj, ParamVec& theta, const Batch& grad_batch, const Batch& curv_batch);
+  HfStats step(Objective& obj, ParamVec& theta, const Data& grad_batch, const Data& curv_batch);
 
   const HfConfig& config() const { return cfg_; }
   double lambda() const { return lambda_; }

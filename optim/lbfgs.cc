@@ -13,21 +13,6 @@ namespace {
 
 bool finite(double x) { return std::isfinite(x); }
 
-bool same_tensors(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!a[i].shares_buffer(b[i]) || a[i].shape() != b[i].shape()) return false;
-  return true;
-}
-
-// The same data, as far as handles tell: every tensor and index list shares its buffer.
-bool same_batch(const Batch& a, const Batch& b) {
-  return a.inputs.T == b.inputs.T && a.inputs.B == b.inputs.B && a.inputs.symbols == b.inputs.symbols &&
-         same_tensors(a.inputs.dense, b.inputs.dense) && same_tensors(a.inputs.mask, b.inputs.mask) &&
-         a.targets.symbols == b.targets.symbols && same_tensors(a.targets.dense, b.targets.dense) &&
-         same_tensors(a.targets.mask, b.targets.mask) && a.true_bits == b.true_bits;
-}
-
 bool bitwise_equal(const ParamVec& a, const ParamVec& b) {
   return a.size() == b.size() && a.dtype() == b.dtype() &&
          std::memcmp(a.flat().raw(), b.flat().raw(), static_cast<size_t>(a.size()) * dtype_size(a.dtype())) == 0;
@@ -77,7 +62,7 @@ void Lbfgs::remember(ParamVec s, ParamVec y) {
   }
 }
 
-StepStats Lbfgs::step(Objective& obj, ParamVec& theta, const Batch& b) {
+StepStats Lbfgs::step(Objective& obj, ParamVec& theta, const Data& b) {
   StepStats st;
   const int64_t t = step_++;
   st.lr = cfg_.lr.at(t);
@@ -97,7 +82,7 @@ StepStats Lbfgs::step(Objective& obj, ParamVec& theta, const Batch& b) {
   // f and ∇f at θ (the previous step's accepted point, when nothing changed since)
   double f;
   ParamVec g;
-  if (cache_ && cache_->obj == &obj && same_batch(cache_->batch, b) && bitwise_equal(cache_->theta, theta)) {
+  if (cache_ && cache_->obj == &obj && cache_->batch->same_as(b) && bitwise_equal(cache_->theta, theta)) {
     f = cache_->loss;
     g = cache_->grad;
     st.grad_norm = cache_->grad_norm;
@@ -150,7 +135,7 @@ StepStats Lbfgs::step(Objective& obj, ParamVec& theta, const Batch& b) {
     ParamVec s = trial.clone().axpy(-1.0, theta);
     st.update_norm = s.norm();
     remember(std::move(s), gt.clone().axpy(-1.0, g));
-    cache_ = Cached{&obj, b, trial.clone(), gt, ft, gt_norm};
+    cache_ = Cached{&obj, b.clone(), trial.clone(), gt, ft, gt_norm};
     theta = std::move(trial);
     ++updates_;
     st.new_loss = ft;

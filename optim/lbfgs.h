@@ -38,7 +38,7 @@ class Lbfgs : public FirstOrder {
  public:
   explicit Lbfgs(LbfgsConfig cfg = {});
   const std::string& name() const override;
-  StepStats step(Objective& obj, ParamVec& theta, const Batch& b) override;
+  StepStats step(Objective& obj, ParamVec& theta, const Data& b) override;
   nlohmann::json config() const override { return to_json(cfg_); }
   OptimizerState state() const override;  // vectors s0, y0, s1, y1, ... oldest first
   void restore(const OptimizerState& s) override;
@@ -52,7 +52,7 @@ class Lbfgs : public FirstOrder {
   std::vector<ParamVec> s_, y_;  // oldest first
   struct Cached {
     const Objective* obj;
-    Batch batch;  // holds the batch's buffers, so a new batch cannot reuse their addresses
+    std::shared_ptr<const Data> batch;  // holds the batch's buffers, so a new batch cannot reuse their addresses
     ParamVec theta, grad;  // grad and loss include the decay term
     double loss;
     double grad_norm;      // ‖∇f‖ without it, for StepStats

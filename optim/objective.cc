@@ -58,7 +58,7 @@ std::vector<Tensor> Evaluation::output_values() const {
 GraphObjective::GraphObjective(ParamSet params, Builder build, GraphOptions options)
     : params_(std::move(params)), build_(std::move(build)), options_(options) {}
 
-std::unique_ptr<Evaluation> GraphObjective::evaluate(const ParamVec& theta, const Batch& b) {
+std::unique_ptr<Evaluation> GraphObjective::evaluate(const ParamVec& theta, const Data& b) {
   params_.set_values(theta);
   auto g = std::make_unique<Graph>(options_);
   g->bind(params_);

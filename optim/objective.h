@@ -6,16 +6,18 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "core/graph.h"
 #include "core/linearize.h"
 #include "core/params.h"
-#include "tasks/task.h"
+#include "tasks/data.h"
 
 namespace tg::optim {
 
-using tasks::Batch;
+using tasks::Data;
+using tasks::data_as;
 
 // A graph built at some θ on some batch: the loss and its curvature blocks.
 struct Built {
@@ -63,25 +65,47 @@ class Objective {
  public:
   virtual ~Objective() = default;
   virtual const ParamSet& params() const = 0;  // layout, dtype and the initial values
-  virtual std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Batch& b) = 0;
-  virtual double value(const ParamVec& theta, const Batch& b) { return evaluate(theta, b)->value(); }
+  virtual std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Data& b) = 0;
+  virtual double value(const ParamVec& theta, const Data& b) { return evaluate(theta, b)->value(); }
   // Sequences a forward pass over b touches (for "minibatches processed" accounting).
-  virtual int64_t cost(const Batch& b) const { return b.size(); }
+  virtual int64_t cost(const Data& b) const { return b.size(); }
   // The weight the loss averages over on b (the loss is a mean over it), so that chunks of a batch
   // combine into the batch's loss: Σ weight_c loss_c / Σ weight_c.
-  virtual double weight(const Batch& b) const { return static_cast<double>(b.size()); }
+  virtual double weight(const Data& b) const { return static_cast<double>(b.size()); }
   // Attaches this training iteration's noise (dropout masks, weight noise) to a freshly drawn batch,
   // drawing from `rng`; the noise then travels with the batch and its slices. No-op by default.
-  virtual void draw_noise(Batch&, Rng&) {}
+  virtual void draw_noise(Data&, Rng&) {}
 };
+
+namespace detail {
+// The data type D of a builder's call operator Built(Graph&, const D&) (const or mutable lambdas).
+template <class M>
+struct builder_data {};
+template <class C, class D>
+struct builder_data<Built (C::*)(Graph&, const D&) const> {
+  using type = D;
+};
+template <class C, class D>
+struct builder_data<Built (C::*)(Graph&, const D&)> {
+  using type = D;
+};
+}  // namespace detail
 
 // An objective given by a graph builder over a ParamSet (bound into the graph at θ).
 class GraphObjective : public Objective {
  public:
-  using Builder = std::function<Built(Graph& g, const Batch& b)>;
+  using Builder = std::function<Built(Graph& g, const Data& d)>;
   GraphObjective(ParamSet params, Builder build, GraphOptions options = {});
+  // A builder written for one kind of data (Built(Graph&, const MyData&)): the objective reads its
+  // data with data_as<MyData>, so other data is a clear error naming both kinds.
+  template <class F, class D = typename detail::builder_data<decltype(&F::operator())>::type>
+    requires(!std::is_same_v<D, Data>)
+  GraphObjective(ParamSet params, F build, GraphOptions options = {})
+      : GraphObjective(std::move(params),
+                       Builder([build = std::move(build)](Graph& g, const Data& d) { return build(g, data_as<D>(d)); }),
+                       options) {}
   const ParamSet& params() const override { return params_; }
-  std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Batch& b) override;
+  std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Data& b) override;
 
  private:
   ParamSet params_;

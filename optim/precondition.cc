@@ -8,18 +8,18 @@
 
 namespace tg::optim {
 
-std::vector<double> empirical_fisher_diagonal(Objective& obj, const ParamVec& theta, const Batch& b) {
+std::vector<double> empirical_fisher_diagonal(Objective& obj, const ParamVec& theta, const Data& b) {
   const int64_t N = b.size();
   if (N < 1) throw Error("precondition: the curvature batch is empty");
   std::vector<double> w(static_cast<size_t>(N));
   double W = 0;
-  for (int64_t n = 0; n < N; ++n) W += (w[n] = obj.weight(tasks::slice(b, n, 1)));
+  for (int64_t n = 0; n < N; ++n) W += (w[n] = obj.weight(*b.slice(n, 1)));
   if (!(W > 0)) throw Error("precondition: the curvature batch's loss masks select no target");
   std::vector<double> d(static_cast<size_t>(theta.size()), 0.0);
   for (int64_t n = 0; n < N; ++n) {
     if (w[n] == 0) continue;  // no target in this sequence: zero gradient
     // the slice's loss is ℓ_n / w_n, so ∇(N ℓ_n / W) = (N w_n / W) ∇(slice loss)
-    ParamVec gn = obj.evaluate(theta, tasks::slice(b, n, 1))->grad();
+    ParamVec gn = obj.evaluate(theta, *b.slice(n, 1))->grad();
     const double c = static_cast<double>(N) * w[n] / W;
     const double scale = c * c / static_cast<double>(N);
     TG_DISPATCH(gn.dtype(), T, {

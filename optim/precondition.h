@@ -16,7 +16,7 @@
 namespace tg::optim {
 
 // diag of the empirical Fisher on b, from one gradient per sequence (float64 values in θ's layout).
-std::vector<double> empirical_fisher_diagonal(Objective& obj, const ParamVec& theta, const Batch& b);
+std::vector<double> empirical_fisher_diagonal(Objective& obj, const ParamVec& theta, const Data& b);
 
 // x -> M⁻¹ x with M = (d + λ)^α elementwise (an entry with d + λ = 0 is left unscaled); throws on a
 // negative or non-finite entry and, when called, on a vector of another size.

@@ -54,4 +54,30 @@ Batch slice(const Batch& b, int64_t first, int64_t count) {
   return h;
 }
 
+std::unique_ptr<Data> Batch::slice(int64_t first, int64_t count) const {
+  return std::make_unique<Batch>(tasks::slice(*this, first, count));
+}
+
+namespace {
+bool same_tensors(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!a[i].shares_buffer(b[i]) || a[i].shape() != b[i].shape()) return false;
+  return true;
+}
+}  // namespace
+
+bool Batch::same_as(const Data& other) const {
+  const auto* o = dynamic_cast<const Batch*>(&other);
+  if (!o) return false;
+  const Batch& a = *this;
+  const Batch& b = *o;
+  return a.inputs.T == b.inputs.T && a.inputs.B == b.inputs.B && a.inputs.symbols == b.inputs.symbols &&
+         same_tensors(a.inputs.dense, b.inputs.dense) && same_tensors(a.inputs.mask, b.inputs.mask) &&
+         a.targets.symbols == b.targets.symbols && same_tensors(a.targets.dense, b.targets.dense) &&
+         same_tensors(a.targets.mask, b.targets.mask) && a.true_bits == b.true_bits;
+}
+
+std::string Batch::describe() const { return fmt::format("a batch of {} sequences of {} steps", inputs.B, inputs.T); }
+
 }  // namespace tg::tasks

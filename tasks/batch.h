@@ -6,11 +6,13 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
 #include "core/params.h"
 #include "ops/ops.h"
+#include "tasks/data.h"
 
 namespace tg::tasks {
 
@@ -46,7 +48,14 @@ enum class OutputKind { softmax, logistic, linear };
 const char* output_kind_name(OutputKind kind);
 std::optional<OutputKind> output_kind_named(std::string_view name);  // nullopt for an unknown name
 
-struct Batch {
+// B sequences of T steps with their targets: the data of every zoo task.
+struct Batch : Data {
+  Batch() = default;
+  Batch(Sequence inputs, Targets targets, std::vector<double> true_bits = {},
+        std::shared_ptr<const ParamVec> weight_noise = nullptr)
+      : inputs(std::move(inputs)), targets(std::move(targets)), true_bits(std::move(true_bits)),
+        weight_noise(std::move(weight_noise)) {}
+
   Sequence inputs;  // inputs.mask is empty when every sequence runs all T steps
   Targets targets;
   // Per sequence: the bits the true generator spends on the loss-masked targets (-log2 of their
@@ -56,7 +65,11 @@ struct Batch {
   // objective; shared by every slice, so one HF iteration sees one noise sample). Null: none.
   std::shared_ptr<const ParamVec> weight_noise;
   int64_t steps() const { return inputs.T; }
-  int64_t size() const { return inputs.B; }
+  int64_t size() const override { return inputs.B; }
+  std::unique_ptr<Data> slice(int64_t first, int64_t count) const override;
+  std::unique_ptr<Data> clone() const override { return std::make_unique<Batch>(*this); }
+  bool same_as(const Data& other) const override;
+  std::string describe() const override;
 };
 
 // Sequences [first, first + count) of a batch (a curvature batch inside a gradient batch, or a chunk

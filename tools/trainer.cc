@@ -46,9 +46,9 @@ class HfStep : public TrainStep {
     curv_ = cfg.curvature_batch > 0 ? cfg.curvature_batch : std::max<int64_t>(1, cfg.batch / 10);
   }
   nlohmann::json step(optim::Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng, int64_t) override {
-    optim::Batch g = task.sample(batch_, rng);  // fresh data every iteration
+    tasks::Batch g = task.sample(batch_, rng);  // fresh data every iteration
     obj.draw_noise(g, rng);  // dropout masks / weight noise: one sample for the whole HF iteration
-    optim::Batch c = tasks::slice(g, 0, std::min(curv_, g.size()));  // a subset of the gradient batch
+    tasks::Batch c = tasks::slice(g, 0, std::min(curv_, g.size()));  // a subset of the gradient batch
     optim::HfStats s = hf_.step(obj, theta, g, c);
     sequences_ += s.sequences;
     // A model value that never gets below q(0) leaves ρ undefined, and λ then only grows (the mRNN
@@ -105,7 +105,7 @@ class FirstOrderStep : public TrainStep {
  public:
   FirstOrderStep(const RunConfig& cfg) : opt_(optim::make_first_order(cfg.optimizer, cfg.optimizer_options)), batch_(cfg.batch) {}
   nlohmann::json step(optim::Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng, int64_t) override {
-    optim::Batch b = task.sample(batch_, rng);
+    tasks::Batch b = task.sample(batch_, rng);
     obj.draw_noise(b, rng);  // fresh dropout masks / weight noise per minibatch
     optim::StepStats s = opt_->step(obj, theta, b);
     sequences_ += s.sequences;
@@ -224,7 +224,7 @@ EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const ta
   double loss_sum = 0, err_sum = 0, weight_sum = 0;
   for (int64_t first = 0; first < total; first += chunk) {
     int64_t n = std::min(chunk, total - first);
-    optim::Batch b = fixed > 0 ? task.sequences(first, n) : task.sample(n, rng);
+    tasks::Batch b = fixed > 0 ? task.sequences(first, n) : task.sample(n, rng);
     r.sequences += n;
     if (parallel) {  // every rank draws the chunk (the generator stays in step) and scores its shard
       auto [f, count] = optim::DistributedObjective::shard(n, comm->rank(), comm->size());

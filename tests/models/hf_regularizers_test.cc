@@ -18,17 +18,18 @@ struct Spy : optim::Objective {
   std::set<const ParamVec*> noise_seen;
   int evaluations = 0, without_masks = 0;
   const ParamSet& params() const override { return inner->params(); }
-  double weight(const optim::Batch& b) const override { return inner->weight(b); }
-  void note(const optim::Batch& b) {
+  double weight(const tasks::Data& b) const override { return inner->weight(b); }
+  void note(const tasks::Data& d) {
+    const tasks::Batch& b = tasks::data_as<tasks::Batch>(d);
     ++evaluations;
     noise_seen.insert(b.weight_noise.get());
     if (b.inputs.input_keep.empty() || b.inputs.readout_keep.empty()) ++without_masks;
   }
-  std::unique_ptr<optim::Evaluation> evaluate(const ParamVec& theta, const optim::Batch& b) override {
+  std::unique_ptr<optim::Evaluation> evaluate(const ParamVec& theta, const tasks::Data& b) override {
     note(b);
     return inner->evaluate(theta, b);
   }
-  double value(const ParamVec& theta, const optim::Batch& b) override {
+  double value(const ParamVec& theta, const tasks::Data& b) override {
     note(b);
     return inner->value(theta, b);
   }
@@ -42,10 +43,10 @@ TEST(HfWithNoise, OneIterationSeesOneNoiseSample) {
   ObjectiveOptions o = objective_options_from_json({{"input_dropout", 0.2}, {"output_dropout", 0.2}, {"weight_noise", 0.01}});
   ModelObjective obj(tiny(), o);
   check::TinyBatch tb = check::tiny_batch(obj.model(), 4, 12);
-  optim::Batch g{tb.xs, tb.ys, {}, nullptr};
+  tasks::Batch g{tb.xs, tb.ys, {}, nullptr};
   Rng rng(4);
   obj.draw_noise(g, rng);
-  optim::Batch c = tasks::slice(g, 0, 4);
+  tasks::Batch c = tasks::slice(g, 0, 4);
   optim::HfConfig cfg;
   cfg.grad_chunk = 5;  // the gradient batch in chunks of 5, 5, 2
   cfg.max_cg = 8;
@@ -67,7 +68,7 @@ TEST(HfWithNoise, OneIterationSeesOneNoiseSample) {
 TEST(HfWithNormPreserving, StepsDecreaseTheRegularisedLoss) {
   ModelObjective obj(tiny(), objective_options_from_json({{"norm_preserving", 0.5}, {"stability_penalty", {{"kind", "norm"}, {"beta", 1.0}}}}));
   check::TinyBatch tb = check::tiny_batch(obj.model(), 5, 8);
-  optim::Batch g{tb.xs, tb.ys, {}, nullptr};
+  tasks::Batch g{tb.xs, tb.ys, {}, nullptr};
   optim::HfConfig cfg;
   cfg.max_cg = 10;
   optim::HessianFree hf(cfg);

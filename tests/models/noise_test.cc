@@ -19,17 +19,17 @@ std::unique_ptr<Model> tiny(const std::string& model, const nlohmann::json& opts
 const nlohmann::json kDense = {{"vocab", 0}, {"in", 4}, {"out", 2}, {"hidden", 3}, {"output", "linear"}};
 const nlohmann::json kSymbolic = {{"vocab", 5}, {"hidden", 3}};
 
-optim::Batch batch_of(const Model& m, int64_t T = 4, int64_t B = 3, uint64_t seed = 7) {
+tasks::Batch batch_of(const Model& m, int64_t T = 4, int64_t B = 3, uint64_t seed = 7) {
   check::TinyBatch tb = check::tiny_batch(m, T, B, seed);
-  return optim::Batch{tb.xs, tb.ys, {}, nullptr};
+  return tasks::Batch{tb.xs, tb.ys, {}, nullptr};
 }
 
 TEST(Dropout, MasksAreBernoulliScaledAndReproducible) {
   auto m = tiny("rnn", kDense);
-  optim::Batch b = batch_of(*m, 5, 400);
+  tasks::Batch b = batch_of(*m, 5, 400);
   NoiseOptions o{.input_dropout = 0.3, .output_dropout = 0.5};
   Rng r1(42), r2(42);
-  optim::Batch b1 = b, b2 = b;
+  tasks::Batch b1 = b, b2 = b;
   draw_noise(b1, o, *m, r1);
   draw_noise(b2, o, *m, r2);
   ASSERT_EQ(b1.inputs.input_keep.size(), 5u);
@@ -53,7 +53,7 @@ TEST(Dropout, MasksAreBernoulliScaledAndReproducible) {
   for (size_t t = 0; t < 5; ++t) EXPECT_EQ(b1.inputs.input_keep[t].to_vector(), b2.inputs.input_keep[t].to_vector());
   // symbolic inputs: one factor per sequence and step
   auto s = tiny("rnn", kSymbolic);
-  optim::Batch bs = batch_of(*s);
+  tasks::Batch bs = batch_of(*s);
   Rng r3(1);
   draw_noise(bs, {.input_dropout = 0.2}, *s, r3);
   EXPECT_EQ(bs.inputs.input_keep[0].shape(), (Shape{3}));
@@ -61,7 +61,7 @@ TEST(Dropout, MasksAreBernoulliScaledAndReproducible) {
 
 TEST(Dropout, NoNoiseDrawsNoRandomNumbers) {
   auto m = tiny("rnn", kDense);
-  optim::Batch b = batch_of(*m);
+  tasks::Batch b = batch_of(*m);
   Rng r(5), fresh(5);
   draw_noise(b, {}, *m, r);
   EXPECT_EQ(r, fresh);
@@ -69,7 +69,7 @@ TEST(Dropout, NoNoiseDrawsNoRandomNumbers) {
 }
 
 // The objective's loss on b at a fresh tiny model's parameters (optionally edited).
-double value(const std::string& model, const nlohmann::json& opts, const optim::Batch& b,
+double value(const std::string& model, const nlohmann::json& opts, const tasks::Batch& b,
              const std::function<void(ParamSet&)>& edit = {}) {
   auto m = tiny(model, opts);
   if (edit) edit(m->params());
@@ -81,7 +81,7 @@ double value(const std::string& model, const nlohmann::json& opts, const optim::
 TEST(Dropout, AllOnesMasksChangeNothing) {
   for (const auto& opts : {kDense, kSymbolic}) {
     auto m = tiny("lstm", opts);
-    optim::Batch b = batch_of(*m), k = b;
+    tasks::Batch b = batch_of(*m), k = b;
     const int64_t in = m->io().symbolic() ? 1 : m->io().in;
     for (int64_t t = 0; t < b.steps(); ++t) {
       k.inputs.input_keep.push_back(in == 1 ? Tensor::full({3}, 1.0, DType::f64) : Tensor::full({3, in}, 1.0, DType::f64));
@@ -93,10 +93,10 @@ TEST(Dropout, AllOnesMasksChangeNothing) {
 
 TEST(Dropout, InputMaskIsTheInputTimesTheFactor) {
   auto m = tiny("rnn", kDense);
-  optim::Batch b = batch_of(*m);
+  tasks::Batch b = batch_of(*m);
   Rng r(9);
   draw_noise(b, {.input_dropout = 0.5}, *m, r);
-  optim::Batch manual = b;  // the same inputs multiplied by the factors, no masks
+  tasks::Batch manual = b;  // the same inputs multiplied by the factors, no masks
   manual.inputs.input_keep.clear();
   for (int64_t t = 0; t < b.steps(); ++t) {
     Tensor x = b.inputs.dense[t].clone();
@@ -110,9 +110,9 @@ TEST(Dropout, InputMaskIsTheInputTimesTheFactor) {
 
 TEST(Dropout, DroppedSymbolsAndReadoutsLeaveOnlyWhatIsNotDropped) {
   auto m = tiny("gru", kSymbolic);
-  optim::Batch b = batch_of(*m);
+  tasks::Batch b = batch_of(*m);
   // every input symbol dropped: the loss no longer depends on which symbols they were
-  optim::Batch all = b, other = b;
+  tasks::Batch all = b, other = b;
   for (int64_t t = 0; t < b.steps(); ++t) all.inputs.input_keep.push_back(Tensor::zeros({3}, DType::f64));
   other.inputs.input_keep = all.inputs.input_keep;
   for (auto& s : other.inputs.symbols) {
@@ -121,11 +121,11 @@ TEST(Dropout, DroppedSymbolsAndReadoutsLeaveOnlyWhatIsNotDropped) {
     s = ops::make_index(std::move(v));
   }
   EXPECT_EQ(value("gru", kSymbolic, all), value("gru", kSymbolic, other));
-  optim::Batch other_unmasked = other;  // without dropout the symbols do matter
+  tasks::Batch other_unmasked = other;  // without dropout the symbols do matter
   other_unmasked.inputs.input_keep.clear();
   EXPECT_NE(value("gru", kSymbolic, b), value("gru", kSymbolic, other_unmasked));
   // every readout unit dropped: the logits are the output bias alone, as with W_oh = 0
-  optim::Batch r = b;
+  tasks::Batch r = b;
   for (int64_t t = 0; t < b.steps(); ++t) r.inputs.readout_keep.push_back(Tensor::zeros({3, 3}, DType::f64));
   auto zero_w_oh = [](ParamSet& ps) { ps.value(*ps.find("gru/W_oh")).fill(0); };
   EXPECT_EQ(value("gru", kSymbolic, r), value("gru", kSymbolic, b, zero_w_oh));
@@ -134,10 +134,10 @@ TEST(Dropout, DroppedSymbolsAndReadoutsLeaveOnlyWhatIsNotDropped) {
 
 TEST(Dropout, MasksAndWeightNoiseTravelWithSlices) {
   auto m = tiny("rnn", kDense);
-  optim::Batch b = batch_of(*m, 3, 5);
+  tasks::Batch b = batch_of(*m, 3, 5);
   Rng r(3);
   draw_noise(b, {.input_dropout = 0.4, .output_dropout = 0.4, .weight_noise = 0.1}, *m, r);
-  optim::Batch s = tasks::slice(b, 2, 2);
+  tasks::Batch s = tasks::slice(b, 2, 2);
   EXPECT_EQ(s.weight_noise.get(), b.weight_noise.get());
   for (int64_t t = 0; t < 3; ++t) {
     for (int64_t i = 0; i < 2 * 4; ++i) EXPECT_EQ(s.inputs.input_keep[t].at(i), b.inputs.input_keep[t].at(2 * 4 + i));
@@ -149,7 +149,7 @@ TEST(Dropout, MasksAndWeightNoiseTravelWithSlices) {
   ModelObjective obj(std::move(m2));
   double total = 0, w = 0;
   for (int64_t n = 0; n < 5; ++n) {
-    optim::Batch one = tasks::slice(b, n, 1);
+    tasks::Batch one = tasks::slice(b, n, 1);
     total += obj.weight(one) * obj.value(theta, one);
     w += obj.weight(one);
   }
@@ -158,14 +158,14 @@ TEST(Dropout, MasksAndWeightNoiseTravelWithSlices) {
 
 TEST(WeightNoise, IsAnEvaluationAtThetaPlusEpsilon) {
   auto m = tiny("lstm", kSymbolic);
-  optim::Batch b = batch_of(*m);
+  tasks::Batch b = batch_of(*m);
   Rng r(11);
   draw_noise(b, {.weight_noise = 0.05}, *m, r);
   ASSERT_TRUE(b.weight_noise);
   EXPECT_NEAR(b.weight_noise->norm() / std::sqrt(static_cast<double>(b.weight_noise->size())), 0.05, 0.02);
   ParamVec theta = m->params().values().clone();
   ModelObjective obj(std::move(m));
-  optim::Batch clean = b;
+  tasks::Batch clean = b;
   clean.weight_noise = nullptr;
   auto noisy = obj.evaluate(theta, b);
   auto shifted = obj.evaluate(theta.clone().axpy(1.0, *b.weight_noise), clean);
@@ -179,7 +179,7 @@ TEST(Dropout, GradientChecksWithMasks) {
     SCOPED_TRACE(model);
     auto m = tiny(model, opts);
     check::TinyBatch tb = check::tiny_batch(*m);
-    optim::Batch b{tb.xs, tb.ys, {}, nullptr};
+    tasks::Batch b{tb.xs, tb.ys, {}, nullptr};
     Rng r(2);
     draw_noise(b, {.input_dropout = 0.3, .output_dropout = 0.3}, *m, r);
     tb.xs = b.inputs;
@@ -195,7 +195,7 @@ TEST(Dropout, BadOptionsAndUnsupportedModelsAreClearErrors) {
   EXPECT_TRUE(contains(error_of([] { objective_options_from_json({{"output_dropout", -0.1}}); }), "output_dropout"));
   EXPECT_TRUE(contains(error_of([] { objective_options_from_json({{"weight_noise", -1}}); }), "weight_noise must be >= 0"));
   auto m = tiny("gated_feedback", {{"vocab", 5}, {"layers", {3, 2}}});
-  optim::Batch b = batch_of(*m);
+  tasks::Batch b = batch_of(*m);
   Rng r(1);
   EXPECT_TRUE(contains(error_of([&] { draw_noise(b, {.output_dropout = 0.5}, *m, r); }), "does not support"));
 }

@@ -144,7 +144,7 @@ TEST(Stability, NormStabilizerShorthandIsTheNormKindWithoutTheFirstTerm) {
   // and the objective's loss gains exactly that penalty
   auto m0 = tiny("rnn", kRnn), m1 = tiny("rnn", kRnn);
   check::TinyBatch tb = check::tiny_batch(*m0, 4, 2);
-  optim::Batch b{tb.xs, tb.ys, {}, nullptr};
+  tasks::Batch b{tb.xs, tb.ys, {}, nullptr};
   ParamVec theta = m0->params().values().clone();
   ModelObjective plain(std::move(m0)), reg(std::move(m1), a);
   Graph g;
@@ -246,7 +246,7 @@ TEST(NormPreserving, ObjectiveGradientIsTaskGradientPlusLambdaTimesOmegaGradient
   // d/dθ [E + λ Ω(θ; a fixed)] from the objective, against central differences of Ω with a held at θ₀
   const double lambda = 0.37;
   OmegaSetup s0 = omega_setup(), s1 = omega_setup();
-  optim::Batch b{s0.batch.xs, s0.batch.ys, {}, nullptr};
+  tasks::Batch b{s0.batch.xs, s0.batch.ys, {}, nullptr};
   ParamVec theta = s0.m->params().values().clone();
   std::vector<Tensor> a = adjoints_at(*s0.m, s0.batch);
   auto omega_at = [&](const ParamVec& th) {

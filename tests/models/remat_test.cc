@@ -45,7 +45,7 @@ ParamVec relayout(const ParamVec& v, const ParamSet& ps) {
 
 struct Pair {
   std::unique_ptr<models::ModelObjective> full, remat;
-  optim::Batch batch;
+  tasks::Batch batch;
 };
 
 Pair make_pair(const ModelSpec& spec, int64_t segments, int64_t T = 7, int64_t B = 3,

@@ -15,6 +15,7 @@
 #include "tasks/task.h"
 
 namespace tg::optim {
+using tasks::Batch;
 namespace {
 
 // Rank r's buffer: values of mixed signs and magnitudes, so that the order of addition matters

@@ -8,12 +8,14 @@
 
 #include "core/error.h"
 #include "ops/ops.h"
+#include "tasks/batch.h"
 #include "optim/cg.h"
 #include "optim/hf.h"
 #include "optim/precondition.h"
 #include "tests/optim/random_orthonormal.h"
 
 namespace tg::optim {
+using tasks::Batch;
 namespace {
 
 ParamSet vector_space(int n) {
@@ -296,8 +298,8 @@ TEST(HessianFree, RejectsAStepWhoseLossBecomesNonFinite) {
     GraphObjective* inner;
     ParamVec at;
     const ParamSet& params() const override { return inner->params(); }
-    std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Batch& b) override { return inner->evaluate(theta, b); }
-    double value(const ParamVec& theta, const Batch& b) override {
+    std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Data& b) override { return inner->evaluate(theta, b); }
+    double value(const ParamVec& theta, const Data& b) override {
       ParamVec d = theta.clone().axpy(-1.0, at);
       return d.norm() > 0 ? std::numeric_limits<double>::quiet_NaN() : inner->value(theta, b);
     }

@@ -5,10 +5,12 @@
 #include <cstdlib>
 
 #include "ops/ops.h"
+#include "tasks/batch.h"
 #include "optim/communicator.h"
 #include "optim/distributed.h"
 
 namespace tg::optim {
+using tasks::Batch;
 namespace {
 
 TEST(Communicator, WithoutALauncherTheWorldIsOneRank) {

@@ -7,11 +7,13 @@
 
 #include "core/error.h"
 #include "ops/ops.h"
+#include "tasks/batch.h"
 #include "optim/first_order.h"
 #include "optim/lbfgs.h"
 #include "optim/schedule.h"
 
 namespace tg::optim {
+using tasks::Batch;
 namespace {
 
 using nlohmann::json;
@@ -440,7 +442,7 @@ TEST(Lbfgs, RejectsAStepWhoseLossBecomesNonFinite) {
     GraphObjective *inner, *poisoned;
     ParamVec at;
     const ParamSet& params() const override { return inner->params(); }
-    std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Batch& b) override {
+    std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Data& b) override {
       if (theta.clone().axpy(-1.0, at).norm() == 0) return inner->evaluate(theta, b);
       return poisoned->evaluate(theta, b);
     }
