@@ -194,8 +194,10 @@ std::vector<Tensor> Linearization::gnvp(std::span<const Tensor> v, std::span<con
 
 std::vector<Tensor> Linearization::to_parts(const ParamVec& v) const {
   const ParamSet* ps = loss_.graph()->params();
-  if (!ps || v.layout() != ps->layout() || wrt_.size() != static_cast<size_t>(ps->count()))
+  if (!ps || wrt_.size() != static_cast<size_t>(ps->count()))
     throw Error("linearize: ParamVec products need a Linearization built over the graph's bound ParamSet");
+  if (!v.layout()) throw ShapeError("linearize: an empty parameter vector");
+  check_layout(*ps->layout(), *v.layout(), "linearize");
   std::vector<Tensor> parts;
   for (int32_t i = 0; i < ps->count(); ++i) parts.push_back(v.part(i));
   return parts;

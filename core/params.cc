@@ -31,7 +31,33 @@ ParamVec ParamVec::clone() const {
   return v;
 }
 
+std::string describe(const ParamLayout& layout) {
+  constexpr size_t kShown = 6;
+  std::string s = fmt::format("{} parameter{}, {} value{}", layout.entries.size(), layout.entries.size() == 1 ? "" : "s",
+                              layout.numel, layout.numel == 1 ? "" : "s");
+  for (size_t i = 0; i < layout.entries.size() && i < kShown; ++i)
+    s += fmt::format("{}{} {}", i == 0 ? ": " : ", ", layout.entries[i].name, layout.entries[i].shape.str());
+  if (layout.entries.size() > kShown) s += fmt::format(", ... ({} more)", layout.entries.size() - kShown);
+  return s;
+}
+
+bool same_layout(const ParamLayout& a, const ParamLayout& b) {
+  if (&a == &b) return true;
+  if (a.numel != b.numel || a.entries.size() != b.entries.size()) return false;
+  for (size_t i = 0; i < a.entries.size(); ++i)
+    if (a.entries[i].name != b.entries[i].name || a.entries[i].shape != b.entries[i].shape) return false;
+  return true;
+}
+
+void check_layout(const ParamLayout& expected, const ParamLayout& got, const std::string& what) {
+  if (!same_layout(expected, got))
+    throw ShapeError(fmt::format("{}: a parameter vector of another layout: expected {}; got {}", what,
+                                 describe(expected), describe(got)));
+}
+
 void ParamVec::check_same(const ParamVec& o, const char* what) const {
+  if (layout_ && o.layout_ && !same_layout(*layout_, *o.layout_))
+    check_layout(*layout_, *o.layout_, fmt::format("ParamVec::{}", what));
   if (o.size() != size() || o.dtype() != dtype())
     throw ShapeError(fmt::format("ParamVec::{}: sizes/dtypes differ ({} {} vs {} {})", what, size(),
                                  dtype_name(dtype()), o.size(), dtype_name(o.dtype())));
@@ -108,6 +134,7 @@ std::optional<ParamId> ParamSet::find(const std::string& name) const {
 }
 
 void ParamSet::set_values(const ParamVec& v) {
+  if (v.layout()) check_layout(*layout_, *v.layout(), "ParamSet::set_values");
   if (v.size() != numel())
     throw ShapeError(fmt::format("ParamSet::set_values: {} values for {} parameters", v.size(), numel()));
   values_ = ParamVec(layout_, dtype_);

@@ -29,6 +29,13 @@ struct ParamLayout {
   int64_t numel = 0;
 };
 
+// "3 parameters, 26 values: w [3,2], b [2], v [2,9]" (the first entries when there are many).
+std::string describe(const ParamLayout& layout);
+// The same parameters (names and shapes, in order); a mismatch is a tg::ShapeError naming `what`
+// and both layouts, so a vector from another model or checkpoint is caught where it is used.
+bool same_layout(const ParamLayout& a, const ParamLayout& b);
+void check_layout(const ParamLayout& expected, const ParamLayout& got, const std::string& what);
+
 using Rng = std::mt19937_64;
 using Init = std::function<void(Tensor& value, Rng& rng)>;
 

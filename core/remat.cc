@@ -85,7 +85,8 @@ std::vector<Var> Remat::inputs(Rebuilt& r, std::span<const Tensor> values) {
 }
 
 std::vector<Tensor> Remat::parts(const ParamVec& v) const {
-  if (v.layout() != ps_->layout()) throw Error("remat: a vector of another parameter layout");
+  if (!v.layout()) throw ShapeError("remat: an empty parameter vector");
+  check_layout(*ps_->layout(), *v.layout(), "remat");
   std::vector<Tensor> p;
   for (int32_t i = 0; i < ps_->count(); ++i) p.push_back(v.part(i).astype(ps_->dtype()));
   return p;

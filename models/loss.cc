@@ -79,4 +79,27 @@ Var matching_loss(OutputKind kind, std::span<const Var> logits, const Targets& y
   throw Error("matching_loss: unknown output kind");
 }
 
+Var structural_damping_head(Graph& g, std::string_view kind, std::span<const Var> preact,
+                            const std::vector<Tensor>& input_mask, int64_t first_step, double weight) {
+  // Only the head's curvature is ever used (G_S v), never its value: deferred, its forward nodes
+  // (a softplus over every pre-activation) run only if something reads them.
+  const bool was_deferred = g.set_deferred(true);
+  struct Restore {
+    Graph& g;
+    bool on;
+    ~Restore() { g.set_deferred(on); }
+  } restore{g, was_deferred};
+  Var head;
+  for (size_t i = 0; i < preact.size(); ++i) {
+    Var u = preact[i];
+    Var h = kind == "tanh" ? ops::sub(ops::softplus(ops::scale(u, 2.0)), u)  // log cosh u + log 2
+                           : ops::scale(ops::square(u), 0.5);
+    Var per = ops::sum(h, 1);
+    if (!input_mask.empty())
+      per = ops::mul(per, g.input(input_mask[first_step + i].astype(u.dtype()).reshaped({u.shape()[0]})));
+    head = ops::add(head, ops::sum(per));
+  }
+  return ops::scale(head, weight);  // deferred too: an eager node would evaluate its pending input
+}
+
 }  // namespace tg::models

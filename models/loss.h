@@ -4,6 +4,7 @@
 // that count (the last step only, the last 200 of 250, variable lengths).
 #pragma once
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "core/graph.h"
@@ -17,5 +18,16 @@ using tasks::Targets;
 // Steps whose mask is all zero add no nodes.
 Var matching_loss(OutputKind kind, std::span<const Var> logits, const Targets& ys, bool mean = true,
                   Site site = Site::current());
+
+// Structural damping's head (Martens & Sutskever 2011) over steps' hidden pre-activations u_t, for any
+// model: kind "tanh" gives Σ_t Σ log cosh u_t (+ a constant), the matching loss of tanh units, whose
+// Hessian is diag(1 - tanh² u); "squared" gives ½ Σ_t Σ u_t². Each sequence's term is multiplied by its
+// input mask at step first_step + t when masks are given; the sum is times `weight` (1 / the loss's
+// weight, to match a mean loss). Its curvature block is ad::Block{.at = preact, .head = <this>}:
+//   built.structural = ad::Block{.at = preacts, .head = structural_damping_head(g, "tanh", preacts)};
+// The head's value is never used, only its curvature: its nodes are deferred and cost nothing unless
+// read.
+Var structural_damping_head(Graph& g, std::string_view kind, std::span<const Var> preact,
+                            const std::vector<Tensor>& input_mask = {}, int64_t first_step = 0, double weight = 1.0);
 
 }  // namespace tg::models

@@ -140,30 +140,6 @@ Var norm_stabilizer_terms(std::span<const Var> hidden) {
   }
   return total;
 }
-// Structural damping's head over some steps' pre-activations: Σ_t Σ log cosh u_t (or ½ Σ u_t²), masked,
-// times `weight`.
-Var structural_head(Graph& g, const std::string& kind, std::span<const Var> preact, const std::vector<Tensor>& input_mask,
-                    int64_t first_step, double weight) {
-  // Only the head's curvature is ever used (G_S v), never its value: deferred, its forward nodes
-  // (a softplus over every pre-activation) run only if something reads them.
-  const bool was_deferred = g.set_deferred(true);
-  struct Restore {
-    Graph& g;
-    bool on;
-    ~Restore() { g.set_deferred(on); }
-  } restore{g, was_deferred};
-  Var head;
-  for (size_t i = 0; i < preact.size(); ++i) {
-    Var u = preact[i];
-    Var h = kind == "tanh" ? ops::sub(ops::softplus(ops::scale(u, 2.0)), u)  // log cosh u + log 2
-                           : ops::scale(ops::square(u), 0.5);
-    Var per = ops::sum(h, 1);
-    if (!input_mask.empty())
-      per = ops::mul(per, g.input(input_mask[first_step + i].astype(u.dtype()).reshaped({u.shape()[0]})));
-    head = ops::add(head, ops::sum(per));
-  }
-  return ops::scale(head, weight);  // deferred too: an eager node would evaluate its pending input
-}
 }  // namespace
 
 // The unroll in segments of steps [T s / S, T (s+1) / S): each segment's loss is its steps' part of
@@ -206,7 +182,7 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate_remat(const tasks::B
     built.blocks.push_back(ad::Block{read, match});  // the stabiliser does not depend on the logits
     if (structural)
       built.blocks.push_back(
-          ad::Block{out.preact, structural_head(g, structural_kind, out.preact, b.inputs.mask, begin, 1.0 / weight)});
+          ad::Block{out.preact, structural_damping_head(g, structural_kind, out.preact, b.inputs.mask, begin, 1.0 / weight)});
     return built;
   };
   auto remat = std::make_unique<ad::Remat>(model_->params(), S, std::move(build),
@@ -250,7 +226,7 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
 
   // the structural head is normalised like the loss, so μ means the same at any batch size
   if (opt_.structural != "none" && !out.preact.empty())
-    built.structural = ad::Block{out.preact, structural_head(*g, opt_.structural, out.preact, b.inputs.mask, 0, 1.0 / weight)};
+    built.structural = ad::Block{out.preact, structural_damping_head(*g, opt_.structural, out.preact, b.inputs.mask, 0, 1.0 / weight)};
   if (opt_.fisher) {
     Var per;
     for (size_t t = 0; t < out.logits.size(); ++t)

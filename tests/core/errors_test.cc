@@ -5,6 +5,8 @@
 
 #include "core/error.h"
 #include "core/graph.h"
+#include "core/linearize.h"
+#include "core/params.h"
 #include "ops/ops.h"
 #include "tests/harness/error_of.h"
 
@@ -70,6 +72,33 @@ TEST(Errors, WithoutCheckFiniteNaNsFlowSilently) {
   Graph g;
   Var x = g.input(Tensor::from({1}, std::vector<double>{-1.0}, DType::f64));
   EXPECT_TRUE(std::isnan(ops::log(x).value().at(0)));
+}
+
+}  // namespace
+}  // namespace tg
+
+namespace tg {
+namespace {
+
+// A vector of another model's parameters: every place that takes one names both layouts.
+TEST(Errors, MismatchedParameterVectorsNameBothLayouts) {
+  ParamSet ps(DType::f64), other(DType::f64);
+  Rng rng(1);
+  ParamId w = ps.add("w", {3, 2}, init::normal(0.5), &rng);
+  ps.add("b", {2}, init::zeros());
+  other.add("v", {4, 2}, init::zeros());
+  Graph g;
+  g.bind(ps);
+  Var x = g.input(Tensor::full({4, 3}, 0.5, DType::f64));
+  Var loss = ops::sum(ops::square(ops::matmul(x, g[w])));
+  ad::Linearization lin(loss);
+  const ParamVec foreign = other.values();
+  for (const std::string& msg : {error_of([&] { lin.gnvp(foreign, ad::Block{.at = {loss}, .head = loss}); }),
+                                 error_of([&] { lin.hvp(foreign); }), error_of([&] { ps.set_values(foreign); }),
+                                 error_of([&] { ps.values().dot(foreign); })}) {
+    EXPECT_NE(msg.find("expected 2 parameters, 8 values: w [3,2], b [2]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("got 1 parameter, 8 values: v [4,2]"), std::string::npos) << msg;
+  }
 }
 
 }  // namespace
