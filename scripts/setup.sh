@@ -3,7 +3,7 @@
 set -euo pipefail
 PKGS=(cmake ninja-build g++ pkg-config
       xtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev liblapack-dev
-      libgtest-dev libgmock-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev libbenchmark-dev libtcmalloc-minimal4
+      libgtest-dev libgmock-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev libbenchmark-dev libtcmalloc-minimal4 ccache
       openmpi-bin libopenmpi-dev python3-numpy gnuplot-nox bible-kjv)
 missing=()
 for p in "${PKGS[@]}"; do
