@@ -18,7 +18,7 @@ TEST(Readme, LibraryExampleRuns) {
   Var loss = losses::softmax_xent(z, ops::make_index({0, 1, 1, 0}));
   auto [value, grad] = ad::value_and_grad(loss);
   ad::Linearization lin(loss);
-  ParamVec gv = lin.gnvp(grad, ad::Block{{z}, loss});
+  ParamVec gv = lin.gnvp(grad, ad::Block{.at = {z}, .head = loss});
   EXPECT_GT(value, 0);
   EXPECT_GE(grad.dot(gv), 0);  // Gauss-Newton is positive semidefinite
 }
