@@ -12,6 +12,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "core/error.h"
@@ -21,6 +22,7 @@
 #include "optim/first_order.h"
 #include "optim/hf.h"
 #include "core/atomic_file.h"
+#include "tools/run_lock.h"
 #include "core/npz.h"
 
 namespace tg::cli {
@@ -364,14 +366,17 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
   std::unique_ptr<TrainStep> stepper = make_train_step(cfg, run.objective->params());
   // every input is valid by now: only then touch the output directory
   std::error_code ec;
+  std::optional<tools::RunLock> lock;  // rank 0 writes the directory, so rank 0 holds it
   if (opt.resume) {
     if (!fs::exists(ckpt_path)) throw Error(fmt::format("train --resume: no checkpoint at {}", ckpt_path));
+    if (lead) lock.emplace(dir);
   } else if (lead) {  // the other ranks would see rank 0's first checkpoint
-    if (fs::exists(ckpt_path))
-      throw Error(fmt::format("train: {} already holds a run (use --resume to continue it, or another --out)", dir));
     fs::create_directories(dir, ec);
     if (ec) throw Error(fmt::format("train: cannot create {}: {}", dir, ec.message()));
     if (::access(dir.c_str(), W_OK) != 0) throw Error(fmt::format("train: {} is not writable", dir));
+    lock.emplace(dir);
+    if (fs::exists(ckpt_path))
+      throw Error(fmt::format("train: {} already holds a run (use --resume to continue it, or another --out)", dir));
   }
 
   Rng rng(cfg.seed * 0x2545F4914F6CDD1DULL + 1);
