@@ -511,7 +511,16 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
     trained_cpu += process_cpu_seconds() - cpu0;
     m["cpu_seconds"] = trained_cpu;
     if (comm.parallel()) m["comm_seconds"] = comm.seconds() - comm0;  // rank 0's time in sums this iteration
-    if (lead) metrics << m.dump() << "\n" << std::flush;
+    if (lead) {
+      errno = 0;
+      metrics << m.dump() << "\n" << std::flush;
+      // A lost metrics line (a full disk) stops the run: the files stay those of the last checkpoint,
+      // and --resume drops the lines logged after it, a torn one included.
+      if (!metrics)
+        throw Error(fmt::format("train: cannot write {} at iteration {}: {}; the run stopped; continue from its last "
+                                "checkpoint with --resume once there is room",
+                                metrics_path, it + 1, errno ? std::strerror(errno) : "write failed"));
+    }
     last = m;
     bool stop_time = cfg.max_seconds > 0 && std::chrono::duration<double>(s1 - t0).count() >= cfg.max_seconds;
     bool stop_budget = cfg.cpu_budget > 0 && trained_cpu >= cfg.cpu_budget;
