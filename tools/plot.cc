@@ -12,12 +12,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 
 namespace tg {
@@ -296,9 +298,10 @@ Metrics read_metrics(const std::string& path) {
 }
 
 namespace {
-// Checks that the PNG's directory exists, then has gnuplot draw `script_of(data, partial)` into a
-// temporary name next to the output, renamed when complete: a failed or interrupted plot never leaves
-// a half-written PNG under the real name.
+// Checks that the PNG's directory exists, then has gnuplot draw `script_of(data, drawn)` into a file
+// of a private temporary directory, and writes that PNG to `png` with the atomic writer: a failed or
+// interrupted plot never leaves a half-written PNG under the real name, and the output path never
+// enters the gnuplot script.
 template <class ScriptOf>
 std::string render_png(const std::string& png, const std::string& data_text, ScriptOf script_of) {
   std::error_code ec;
@@ -307,23 +310,15 @@ std::string render_png(const std::string& png, const std::string& data_text, Scr
     throw Error(fmt::format("{}: directory '{}' does not exist", png, out_dir.string()));
   std::string gnuplot = find_gnuplot();
   TempDir tmp;
-  fs::path data = tmp / "metrics.dat", script = tmp / "curves.gp";
-  std::string partial = png + ".tmp";
+  fs::path data = tmp / "metrics.dat", script = tmp / "curves.gp", drawn = tmp / "curves.png";
   write_file(data, data_text);
-  write_file(script, script_of(data.string(), partial));
-  try {
-    run_gnuplot(gnuplot, script);
-    char sig[8] = {};
-    std::ifstream in(partial, std::ios::binary);
-    if (!in.read(sig, 8) || std::memcmp(sig, "\x89PNG\r\n\x1a\n", 8) != 0)
-      throw Error(fmt::format("{}: gnuplot did not write a PNG", partial));
-    in.close();
-    if (std::rename(partial.c_str(), png.c_str()) != 0)
-      throw Error(fmt::format("{}: cannot rename '{}' to it: {}", png, partial, std::strerror(errno)));
-  } catch (...) {
-    std::remove(partial.c_str());
-    throw;
-  }
+  write_file(script, script_of(data.string(), drawn.string()));
+  run_gnuplot(gnuplot, script);
+  std::ifstream in(drawn, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), "\x89PNG\r\n\x1a\n", 8) != 0)
+    throw Error(fmt::format("{}: gnuplot did not write a PNG", png));
+  write_file_atomically(png, bytes);
   return png;
 }
 
@@ -345,8 +340,8 @@ std::string plot_run(const std::string& run_dir, const std::string& out_png) {
   Metrics m = read_metrics((fs::path(run_dir) / "metrics.jsonl").string());
   std::string png = out_png.empty() ? (fs::path(run_dir) / "curves.png").string() : out_png;
   std::vector<Panel> panels = make_panels(m);
-  return render_png(png, data_blocks(panels), [&](const std::string& data, const std::string& partial) {
-    return gnuplot_script(panels, m, data, partial, run_dir);
+  return render_png(png, data_blocks(panels), [&](const std::string& data, const std::string& drawn) {
+    return gnuplot_script(panels, m, data, drawn, run_dir);
   });
 }
 
@@ -387,11 +382,11 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
     plots += fmt::format("{}DATA index {} using 1:2 with {} lw 1.5 title {}", r ? ", " : "", r, style,
                          gp_quote(fs::path(dir).filename().string().empty() ? dir : fs::path(dir).filename().string()));
   }
-  return render_png(out_png, data, [&](const std::string& data_file, const std::string& partial) {
+  return render_png(out_png, data, [&](const std::string& data_file, const std::string& drawn) {
     std::string s = "set encoding utf8\n";
     s += "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo noenhanced size 900,600 font 'sans,10' }"
          " else { set terminal png noenhanced size 900,600 }\n";
-    s += fmt::format("set output {}\n", gp_quote(partial));
+    s += fmt::format("set output {}\n", gp_quote(drawn));
     s += fmt::format("set grid\nset key top right opaque\nset xlabel {}\nset ylabel {}\n", gp_quote(x_key), gp_quote(y_key));
     std::string p = plots;
     for (size_t at; (at = p.find("DATA")) != std::string::npos;) p.replace(at, 4, gp_quote(data_file));
