@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/options.h"
 #include "optim/precondition.h"
 
 namespace tg::optim {
@@ -235,69 +236,94 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
   return st;
 }
 
+namespace {
+const char* curvature_name(Curvature c) {
+  return c == Curvature::gauss_newton ? "gauss_newton" : c == Curvature::hessian ? "hessian" : "fisher";
+}
+const char* rule_name(StepRule r) {
+  return r == StepRule::cg_backtrack ? "cg_backtrack" : r == StepRule::line_search_damping ? "line_search_damping" : "augmented";
+}
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Every option of HfConfig, listed once with its allowed range: to_json and hf_config_from_json both
+// walk this list, so a field cannot be written without being read, or read without being checked.
+// `v` has number(name, field, lo, hi, lo_open, hi_open), integer(name, field, lo), flag(name, field)
+// and choice(name, field).
+template <class Config, class Visitor>
+void visit_fields(Config& c, Visitor& v) {
+  v.number("lambda", c.lambda, 0, kInf, false, true);  // 0: undamped (Newton on a convex problem)
+  v.number("mu", c.mu, 0, kInf, false, true);
+  v.flag("mu_times_lambda", c.mu_times_lambda);
+  v.choice("curvature", c.curvature);
+  v.choice("rule", c.rule);
+  v.integer("max_cg", c.max_cg, 1);
+  v.integer("min_cg", c.min_cg, 0);
+  v.number("cg_decay", c.cg_decay, 0, 1);
+  v.flag("cg_zero_start_if_worse", c.cg_zero_start_if_worse);
+  v.flag("cg_restart_if_stuck", c.cg_restart_if_stuck);
+  v.number("progress_eps", c.progress_eps, 0, kInf, false, true);
+  v.number("true_stop_factor", c.true_stop_factor, 0, 1);
+  v.integer("check_every", c.check_every, 1);
+  v.flag("backtrack", c.backtrack);
+  v.number("lm_decrease", c.lm_decrease, 0, 1, true, true);
+  v.number("lm_increase", c.lm_increase, 1, kInf, true, true);
+  v.number("rho_low", c.rho_low, 0, 1);
+  v.number("rho_high", c.rho_high, 0, 1);
+  v.number("min_lambda", c.min_lambda, 0, kInf, false, true);
+  v.flag("line_search", c.line_search);
+  v.number("ls_factor", c.ls_factor, 0, 1, true, true);
+  v.integer("ls_max", c.ls_max, 1);
+  v.number("armijo", c.armijo, 0, 1, false, true);
+  v.integer("ls_damping_tries", c.ls_damping_tries, 0);
+  v.number("ls_damping_tau", c.ls_damping_tau, 0, 1, true, true);
+  v.integer("ls_damping_failures", c.ls_damping_failures, 0);
+  v.flag("precondition", c.precondition);
+  v.number("precondition_alpha", c.precondition_alpha, 0, 1);
+  v.integer("grad_chunk", c.grad_chunk, 1);
+}
+
+struct Writer {
+  nlohmann::json j = nlohmann::json::object();
+  void number(const char* k, double x, double, double, bool = false, bool = false) { j[k] = x; }
+  void integer(const char* k, int x, int) { j[k] = x; }
+  void flag(const char* k, bool x) { j[k] = x; }
+  void choice(const char* k, Curvature x) { j[k] = curvature_name(x); }
+  void choice(const char* k, StepRule x) { j[k] = rule_name(x); }
+};
+
+struct Reader {
+  const OptionReader& r;
+  void number(const char* k, double& x, double lo, double hi, bool lo_open = false, bool hi_open = false) {
+    x = r.number(k, lo, hi, lo_open, hi_open);
+  }
+  void integer(const char* k, int& x, int lo) { x = static_cast<int>(r.integer(k, lo, std::numeric_limits<int>::max())); }
+  void flag(const char* k, bool& x) { x = r.flag(k); }
+  void choice(const char* k, Curvature& x) {
+    const std::string c = r.choice(k, {"gauss_newton", "hessian", "fisher"});
+    x = c == "gauss_newton" ? Curvature::gauss_newton : c == "hessian" ? Curvature::hessian : Curvature::fisher;
+  }
+  void choice(const char* k, StepRule& x) {
+    const std::string c = r.choice(k, {"cg_backtrack", "line_search_damping", "augmented"});
+    x = c == "cg_backtrack" ? StepRule::cg_backtrack : c == "line_search_damping" ? StepRule::line_search_damping : StepRule::augmented;
+  }
+};
+}  // namespace
+
 nlohmann::json to_json(const HfConfig& c) {
-  auto curv = c.curvature == Curvature::gauss_newton ? "gauss_newton" : c.curvature == Curvature::hessian ? "hessian" : "fisher";
-  auto rule = c.rule == StepRule::cg_backtrack ? "cg_backtrack" : c.rule == StepRule::line_search_damping ? "line_search_damping" : "augmented";
-  return {{"lambda", c.lambda}, {"mu", c.mu}, {"mu_times_lambda", c.mu_times_lambda}, {"curvature", curv},
-          {"rule", rule}, {"max_cg", c.max_cg}, {"min_cg", c.min_cg}, {"cg_decay", c.cg_decay},
-          {"cg_zero_start_if_worse", c.cg_zero_start_if_worse}, {"cg_restart_if_stuck", c.cg_restart_if_stuck},
-          {"progress_eps", c.progress_eps}, {"true_stop_factor", c.true_stop_factor}, {"check_every", c.check_every}, {"backtrack", c.backtrack},
-          {"lm_decrease", c.lm_decrease}, {"lm_increase", c.lm_increase}, {"rho_low", c.rho_low},
-          {"rho_high", c.rho_high}, {"min_lambda", c.min_lambda}, {"line_search", c.line_search},
-          {"ls_factor", c.ls_factor}, {"ls_max", c.ls_max}, {"armijo", c.armijo},
-          {"ls_damping_tries", c.ls_damping_tries}, {"ls_damping_tau", c.ls_damping_tau},
-          {"ls_damping_failures", c.ls_damping_failures}, {"precondition", c.precondition},
-          {"precondition_alpha", c.precondition_alpha},
-          {"grad_chunk", c.grad_chunk}};
+  Writer w;
+  visit_fields(c, w);
+  return w.j;
 }
 
 HfConfig hf_config_from_json(const nlohmann::json& j) {
-  nlohmann::json full = to_json(HfConfig{});
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!full.contains(it.key())) throw Error(fmt::format("hf: unknown option '{}'", it.key()));
-    full[it.key()] = it.value();
-  }
+  const nlohmann::json full = merge_options("hf", to_json(HfConfig{}), j);
+  const OptionReader r("hf", full);
   HfConfig c;
-  try {
-    c.lambda = full["lambda"];
-    c.mu = full["mu"];
-    c.mu_times_lambda = full["mu_times_lambda"];
-    std::string curv = full["curvature"], rule = full["rule"];
-    if (curv == "gauss_newton") c.curvature = Curvature::gauss_newton;
-    else if (curv == "hessian") c.curvature = Curvature::hessian;
-    else if (curv == "fisher") c.curvature = Curvature::fisher;
-    else throw Error(fmt::format("hf: curvature must be gauss_newton, hessian or fisher, not '{}'", curv));
-    if (rule == "cg_backtrack") c.rule = StepRule::cg_backtrack;
-    else if (rule == "line_search_damping") c.rule = StepRule::line_search_damping;
-    else if (rule == "augmented") c.rule = StepRule::augmented;
-    else throw Error(fmt::format("hf: rule must be cg_backtrack, line_search_damping or augmented, not '{}'", rule));
-    c.max_cg = full["max_cg"];
-    c.min_cg = full["min_cg"];
-    c.cg_decay = full["cg_decay"];
-    c.cg_zero_start_if_worse = full["cg_zero_start_if_worse"];
-    c.cg_restart_if_stuck = full["cg_restart_if_stuck"];
-    c.progress_eps = full["progress_eps"];
-    c.true_stop_factor = full["true_stop_factor"];
-    c.check_every = full["check_every"];
-    c.backtrack = full["backtrack"];
-    c.lm_decrease = full["lm_decrease"];
-    c.lm_increase = full["lm_increase"];
-    c.rho_low = full["rho_low"];
-    c.rho_high = full["rho_high"];
-    c.min_lambda = full["min_lambda"];
-    c.line_search = full["line_search"];
-    c.ls_factor = full["ls_factor"];
-    c.ls_max = full["ls_max"];
-    c.armijo = full["armijo"];
-    c.ls_damping_tries = full["ls_damping_tries"];
-    c.ls_damping_tau = full["ls_damping_tau"];
-    c.ls_damping_failures = full["ls_damping_failures"];
-    c.precondition = full["precondition"];
-    c.precondition_alpha = full["precondition_alpha"];
-    c.grad_chunk = full["grad_chunk"];
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("hf: bad option value: {}", e.what()));
-  }
+  Reader reader{r};
+  visit_fields(c, reader);
+  // the ranges that involve two options
+  if (c.min_cg > c.max_cg) r.fail(fmt::format("option 'min_cg' ({}) must not exceed 'max_cg' ({})", c.min_cg, c.max_cg));
+  if (c.rho_low > c.rho_high) r.fail(fmt::format("option 'rho_low' ({}) must not exceed 'rho_high' ({})", c.rho_low, c.rho_high));
   return c;
 }
 

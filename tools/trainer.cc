@@ -316,10 +316,10 @@ Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout) {
   for (const auto& [key, v] : c.optimizer_scalars.items()) {
     const bool counter = key == "step" || key == "updates" || key == "sequences";
     const bool ok = counter ? v.is_number_integer() && v.get<int64_t>() >= 0
-                            : v.is_number() && std::isfinite(v.get<double>()) && (key != "lambda" || v.get<double>() > 0);
+                            : v.is_number() && std::isfinite(v.get<double>()) && (key != "lambda" || v.get<double>() >= 0);
     if (!ok)
       throw Error(fmt::format("{}: optimizer state '{}' must be {} (got {})", path, key,
-                              counter ? "an integer >= 0" : key == "lambda" ? "a finite number > 0" : "a finite number",
+                              counter ? "an integer >= 0" : key == "lambda" ? "a finite number >= 0" : "a finite number",
                               v.dump()));
   }
   for (const auto& [name, entry] : a.entries()) {

@@ -329,6 +329,38 @@ TEST(HessianFree, ConfigRoundTripsAndRejectsUnknownKeys) {
   EXPECT_THROW(hf_config_from_json({{"rule", "sideways"}}), Error);
 }
 
+// Every option is checked against its range, and the message names the option and the range.
+TEST(HessianFree, EveryOptionIsValidatedWithItsRange) {
+  const std::vector<std::pair<nlohmann::json, std::string>> bad = {
+      {{{"lambda", -1}}, "'lambda' must be a number in [0, inf)"},
+      {{{"mu", -0.5}}, "'mu' must be a number in [0, inf)"},
+      {{{"lm_increase", 0.5}}, "'lm_increase' must be a number in (1, inf)"},
+      {{{"lm_decrease", 1.5}}, "'lm_decrease' must be a number in (0, 1)"},
+      {{{"min_lambda", -1}}, "'min_lambda' must be a number in [0, inf)"},
+      {{{"rho_low", 0.9}, {"rho_high", 0.5}}, "'rho_low' (0.9) must not exceed 'rho_high' (0.5)"},
+      {{{"cg_decay", 1.5}}, "'cg_decay' must be a number in [0, 1]"},
+      {{{"min_cg", 50}, {"max_cg", 10}}, "'min_cg' (50) must not exceed 'max_cg' (10)"},
+      {{{"max_cg", 0}}, "'max_cg' must be an integer in [1, "},
+      {{{"ls_max", 0}}, "'ls_max' must be an integer in [1, "},
+      {{{"ls_factor", 1.0}}, "'ls_factor' must be a number in (0, 1)"},
+      {{{"armijo", 1.0}}, "'armijo' must be a number in [0, 1)"},
+      {{{"ls_damping_tau", 0}}, "'ls_damping_tau' must be a number in (0, 1)"},
+      {{{"grad_chunk", 0}}, "'grad_chunk' must be an integer in [1, "},
+      {{{"check_every", 0}}, "'check_every' must be an integer in [1, "},
+      {{{"precondition_alpha", 2}}, "'precondition_alpha' must be a number in [0, 1]"},
+      {{{"backtrack", 1}}, "'backtrack' must be true or false"},
+  };
+  for (const auto& [options, want] : bad) {
+    std::string msg;
+    try {
+      hf_config_from_json(options);
+    } catch (const Error& e) {
+      msg = e.what();
+    }
+    EXPECT_NE(msg.find("hf: option " + want), std::string::npos) << options.dump() << " gave: " << msg;
+  }
+}
+
 }  // namespace
 }  // namespace tg::optim
 
