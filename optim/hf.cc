@@ -1,10 +1,13 @@
 #include "optim/hf.h"
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <limits>
 
 #include "core/error.h"
 #include "core/options.h"
+#include "optim/hf_rules.h"
 #include "optim/precondition.h"
 
 namespace tg::optim {
@@ -110,49 +113,14 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
   ParamVec b = g.clone().scale(-1.0);
   ParamVec x0 = prev_.size() == theta.size() ? prev_.clone().scale(cfg_.cg_decay) : theta.clone().fill(0);
 
-  // Krause's line-search damping / the augmented greedy search: a separate update built from the
-  // conjugate steps, each scaled by a 1-D search on the true objective.
-  ParamVec x_f = theta.clone().fill(0);
-  double f_xf = fc0;
-  int failed = 0;
+  // Line-search damping and the augmented search build their own update from the conjugate steps.
+  std::unique_ptr<hf_rules::ConjugateStepSearch> search = hf_rules::make_search(cfg_, f_curv, theta.clone().fill(0), fc0);
   double best_reduction = 0;
   co.on_iter = [&](int i, const ParamVec& x, const ParamVec& step, double) {
-    if (cfg_.rule == StepRule::line_search_damping) {
-      // ε ← 1; keep shrinking by τ while the loss keeps improving (Krause Alg. 5)
-      double eps = 1.0, f = f_curv(plus(x_f, 1.0, step));
-      for (int j = 0; j < cfg_.ls_damping_tries; ++j) {
-        double f2 = f_curv(plus(x_f, cfg_.ls_damping_tau * eps, step));
-        if (f2 < f) {
-          f = f2;
-          eps *= cfg_.ls_damping_tau;
-        } else {
-          break;
-        }
-      }
-      if (finite(f) && f < f_xf) {
-        x_f.axpy(eps, step);
-        f_xf = f;
-      } else if (++failed > cfg_.ls_damping_failures) {
-        return true;
-      }
-    } else if (cfg_.rule == StepRule::augmented) {
-      double best_eps = 0, best_f = f_xf;
-      for (double eps : {2.0, 1.0, 0.5, 0.25}) {
-        double f = f_curv(plus(x_f, eps, step));
-        if (finite(f) && f < best_f) {
-          best_f = f;
-          best_eps = eps;
-        }
-      }
-      if (best_eps > 0) {
-        x_f.axpy(best_eps, step);
-        f_xf = best_f;
-      } else if (++failed > cfg_.ls_damping_failures) {
-        return true;
-      }
-    }
+    if (search && search->take(step)) return true;
+    // the thesis's stop on the true objective
     if (cfg_.true_stop_factor > 0 && i % cfg_.check_every == 0) {
-      double red = fc0 - f_curv(x);
+      const double red = fc0 - f_curv(x);
       best_reduction = std::max(best_reduction, red);
       if (best_reduction > 0 && red < cfg_.true_stop_factor * best_reduction) return true;
     }
@@ -161,10 +129,8 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
   CgResult cg = conjugate_gradient(B, b, x0, co);
   st.cg_iters = cg.iters;
   if (cfg_.cg_restart_if_stuck && !cg.zero_started && !(cg.q.back() < 0) && x0.norm() > 0) {
-    // stuck above q(0): start over from 0, with the line-search state of the first run forgotten
-    x_f.fill(0);
-    f_xf = fc0;
-    failed = 0;
+    // stuck above q(0): start over from 0, with the searches of the first run forgotten
+    if (search) search->reset();
     best_reduction = 0;
     cg = conjugate_gradient(B, b, theta.clone().fill(0), co);
     st.cg_iters += cg.iters;
@@ -174,49 +140,35 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
   st.cg_zero_start = cg.zero_started;
   prev_ = cg.x.clone();  // the next warm start is the last iterate, not the backtracked one
 
-  // choose the update and its true reduction on the curvature batch
+  // the update and its true reduction on the curvature batch
   ParamVec delta;
   double f_new;
-  if (cfg_.rule == StepRule::cg_backtrack) {
-    // walk back over stored iterates while the true objective keeps improving
-    int j = static_cast<int>(cg.saved.size()) - 1;
-    double best = f_curv(cg.saved[j].second);
-    while (cfg_.backtrack && j > 0) {
-      double f = f_curv(cg.saved[j - 1].second);
-      if (!(f < best) && finite(best)) break;
-      best = f;
-      --j;
-    }
-    delta = cg.saved[j].second;
-    st.chosen_iter = cg.saved[j].first;
-    f_new = best;
-  } else {
-    delta = x_f;
+  if (search) {
+    delta = search->update();
     st.chosen_iter = cg.iters;
-    f_new = f_xf;
+    f_new = search->value();
+  } else {
+    hf_rules::Chosen c = hf_rules::backtrack_over_iterates(cg.saved, f_curv, cfg_.backtrack);
+    delta = std::move(c.delta);
+    st.chosen_iter = c.iteration;
+    f_new = c.value;
   }
   // damped quadratic model at delta: gᵀδ + ½ δᵀBδ
   st.q = g.dot(delta) + 0.5 * delta.dot(B(delta));
   st.curv_new_loss = f_new;
   st.rho = (finite(f_new) && f_new <= fc0 && st.q < 0) ? (f_new - fc0) / st.q : kNegInf;
-  if (st.rho < cfg_.rho_low) lambda_ *= cfg_.lm_increase;
-  else if (st.rho > cfg_.rho_high) lambda_ = std::max(cfg_.min_lambda, lambda_ * cfg_.lm_decrease);
+  lambda_ = hf_rules::levenberg_marquardt(lambda_, st.rho, cfg_);
   st.next_lambda = lambda_;
 
-  // backtracking line search on the step size, on the gradient batch
   double alpha = 0, f_alpha = st.loss;
   const double slope = g.dot(delta);
   if (delta.all_finite() && slope < 0) {
-    double a = 1.0;
-    for (int k = 0; k < (cfg_.line_search ? cfg_.ls_max : 1); ++k, a *= cfg_.ls_factor) {
-      double f = chunked_value(obj, plus(theta, a, delta), grad_batch, chunk);
-      st.sequences += n_grad;
-      if (finite(f) && f <= st.loss + cfg_.armijo * a * slope) {
-        alpha = a;
-        f_alpha = f;
-        break;
-      }
-    }
+    std::tie(alpha, f_alpha) = hf_rules::armijo_line_search(
+        [&](double a) {
+          st.sequences += n_grad;
+          return chunked_value(obj, plus(theta, a, delta), grad_batch, chunk);
+        },
+        st.loss, slope, cfg_);
   }
   if (alpha == 0) {
     prev_ = ParamVec();  // the direction was useless: restart CG from zero
