@@ -113,9 +113,18 @@ bool log_scale(const Panel& p) {
   return (k && k->always_log) || hi / lo >= 100;
 }
 
-std::string gp_quote(const std::string& s) {  // a gnuplot single-quoted string: ' is written ''
+// A gnuplot single-quoted string ('' stands for '). Every piece of text in a plot script that comes
+// from outside (metric keys, run directory names) goes through here: a newline would end the
+// string's command and let the next line run as gnuplot, where '!' runs a shell command, so control
+// characters become '?'. (Gnuplot does no backquote substitution inside single quotes.)
+std::string gp_quote(const std::string& s) {
   std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\'') q += "''";
+    else if (u < 0x20 || u == 0x7f) q += '?';
+    else q += c;
+  }
   return q + "'";
 }
 
@@ -349,7 +358,8 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
                          const std::string& out_png) {
   if (run_dirs.empty()) throw Error("plot: no runs to compare");
   if (out_png.empty()) throw Error("plot: comparing runs needs an output file (-o FILE.png)");
-  std::string data, plots;
+  std::string data;
+  std::vector<std::string> series;  // one plot clause per run, without its data file
   for (size_t r = 0; r < run_dirs.size(); ++r) {
     const std::string& dir = run_dirs[r];
     require_run_dir(dir);
@@ -379,8 +389,8 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
     if (points == 0) throw Error(fmt::format("{}: '{}' and '{}' are never logged together", file, y_key, x_key));
     data += "\n\n";
     std::string style = points <= 50 ? "linespoints pt 7 ps 0.6" : "lines";
-    plots += fmt::format("{}DATA index {} using 1:2 with {} lw 1.5 title {}", r ? ", " : "", r, style,
-                         gp_quote(fs::path(dir).filename().string().empty() ? dir : fs::path(dir).filename().string()));
+    const std::string name = fs::path(dir).filename().string().empty() ? dir : fs::path(dir).filename().string();
+    series.push_back(fmt::format("index {} using 1:2 with {} lw 1.5 title {}", r, style, gp_quote(name)));
   }
   return render_png(out_png, data, [&](const std::string& data_file, const std::string& drawn) {
     std::string s = "set encoding utf8\n";
@@ -388,9 +398,9 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
          " else { set terminal png noenhanced size 900,600 }\n";
     s += fmt::format("set output {}\n", gp_quote(drawn));
     s += fmt::format("set grid\nset key top right opaque\nset xlabel {}\nset ylabel {}\n", gp_quote(x_key), gp_quote(y_key));
-    std::string p = plots;
-    for (size_t at; (at = p.find("DATA")) != std::string::npos;) p.replace(at, 4, gp_quote(data_file));
-    s += "plot " + p + "\nset output\n";
+    s += "plot ";
+    for (size_t r = 0; r < series.size(); ++r) s += fmt::format("{}{} {}", r ? ", " : "", gp_quote(data_file), series[r]);
+    s += "\nset output\n";
     return s;
   });
 }

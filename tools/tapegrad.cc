@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/printable.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
@@ -40,7 +41,8 @@ int main(int argc, char** argv) {
       found |= n == argv[1];
     }
     if (!found) {
-      std::fprintf(stderr, "tapegrad: error: unknown subcommand '%s' (known: %s)\n", argv[1], known.c_str());
+      std::fprintf(stderr, "tapegrad: error: unknown subcommand '%s' (known: %s)\n", tg::printable(argv[1]).c_str(),
+                   known.c_str());
       return 2;
     }
   }
@@ -52,17 +54,17 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --version and the like
-    std::fprintf(stderr, "tapegrad: error: %s\n", e.what());  // one line, no usage dump
+    std::fprintf(stderr, "tapegrad: error: %s\n", tg::printable(e.what()).c_str());  // one line, no usage dump
     return 2;
   }
   try {
     for (auto& [sub, run] : runs)
       if (sub->parsed()) return run();
   } catch (const tg::Error& e) {
-    std::fprintf(stderr, "tapegrad: error: %s\n", e.what());
+    std::fprintf(stderr, "tapegrad: error: %s\n", tg::printable(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tapegrad: error: %s\n", e.what());
+    std::fprintf(stderr, "tapegrad: error: %s\n", tg::printable(e.what()).c_str());
     return 2;
   }
   return 2;
