@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 
 #include "core/error.h"
 #include "core/options.h"
@@ -163,14 +164,22 @@ void Lbfgs::restore(const OptimizerState& s) {
     throw Error(fmt::format("lbfgs: bad state counts (step {}, updates {})", s.step, s.updates));
   if (s.vectors.size() % 2 != 0 || static_cast<int>(s.vectors.size() / 2) > cfg_.history)
     throw Error(fmt::format("lbfgs: expected up to {} pairs s0, y0, s1, y1, ..., got {} vectors", cfg_.history, s.vectors.size()));
+  // By name, not by position: a checkpoint's arrays come back in name order (s0, s1, ..., y0, ...).
+  std::map<std::string, const ParamVec*> by_name;
+  for (const auto& [name, v] : s.vectors) by_name[name] = &v;
+  const size_t pairs = s.vectors.size() / 2;
   std::vector<ParamVec> ss, ys;
-  for (size_t j = 0; j < s.vectors.size() / 2; ++j) {
-    const auto& [sn, sv] = s.vectors[2 * j];
-    const auto& [yn, yv] = s.vectors[2 * j + 1];
-    if (sn != fmt::format("s{}", j) || yn != fmt::format("y{}", j))
-      throw Error(fmt::format("lbfgs: unknown state vectors '{}', '{}' (known: s0, y0, s1, y1, ... in order)", sn, yn));
-    ss.push_back(sv.clone());
-    ys.push_back(yv.clone());
+  for (size_t j = 0; j < pairs; ++j) {
+    const auto sv = by_name.find(fmt::format("s{}", j)), yv = by_name.find(fmt::format("y{}", j));
+    if (sv == by_name.end() || yv == by_name.end())
+      throw Error(fmt::format("lbfgs: state vectors must be the pairs s0, y0 ... s{1}, y{1} (got {0})",
+                              fmt::join([&] {
+                                std::vector<std::string> names;
+                                for (const auto& [name, v] : s.vectors) names.push_back(name);
+                                return names;
+                              }(), ", "), pairs - 1));
+    ss.push_back(sv->second->clone());
+    ys.push_back(yv->second->clone());
   }
   s_ = std::move(ss);
   y_ = std::move(ys);
