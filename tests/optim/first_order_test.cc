@@ -258,8 +258,13 @@ TEST(FirstOrder, RestoreRejectsUnknownVectors) {
   s.vectors.emplace_back("velocty", ps.zeros_like());
   EXPECT_THROW(opt->restore(s), Error);
   auto lb = make_first_order("lbfgs");
-  s.vectors = {{"y0", ps.zeros_like()}, {"s0", ps.zeros_like()}};
+  s.vectors = {{"s0", ps.zeros_like()}, {"z0", ps.zeros_like()}};
   EXPECT_THROW(lb->restore(s), Error);
+  s.vectors = {{"s1", ps.zeros_like()}, {"y1", ps.zeros_like()}};  // a pair without s0, y0
+  EXPECT_THROW(lb->restore(s), Error);
+  // The pairs are found by name: a checkpoint hands them back in name order (s0, s1, y0, y1).
+  s.vectors = {{"s0", ps.zeros_like()}, {"s1", ps.zeros_like()}, {"y0", ps.zeros_like()}, {"y1", ps.zeros_like()}};
+  EXPECT_NO_THROW(lb->restore(s));
 }
 
 TEST(FirstOrder, StateOfTheWrongSizeIsAnError) {
