@@ -22,6 +22,7 @@
 #include "optim/first_order.h"
 #include "optim/hf.h"
 #include "core/atomic_file.h"
+#include "tasks/text.h"
 #include "tools/run_lock.h"
 #include "core/npz.h"
 
@@ -202,6 +203,19 @@ RunSetup make_run(RunConfig cfg) {
   cfg.task_options = tasks::resolve(tinfo, task_opts);
   run.cfg = cfg;
   return run;
+}
+
+// The data files of a new run as absolute paths, so that eval and sample find them from any working
+// directory (a text run's default corpus included).
+static nlohmann::json with_absolute_paths(const std::string& task, const nlohmann::json& options) {
+  if (task != "text") return options;
+  nlohmann::json o = tasks::resolve(tasks::find(task), options);
+  for (const char* key : {"file", "train_file", "valid_file", "test_file", "vocab"})
+    if (o[key].is_string() && !o[key].get<std::string>().empty())
+      o[key] = fs::absolute(o[key].get<std::string>()).lexically_normal().string();
+  if (o["file"] == "" && o["train_file"] == "")
+    o["file"] = fs::absolute(tasks::text::kDefaultCorpus).lexically_normal().string();
+  return o;
 }
 
 // A run saved by an older build lacks the options added since; they take their defaults, which leave
@@ -388,6 +402,7 @@ namespace {
 // rank 0 writes files and prints.
 int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator& comm) {
   if (opt.out_dir.empty()) throw Error("train: --out DIR is required");
+  if (!opt.resume) requested.task_options = with_absolute_paths(requested.task, requested.task_options);
   const std::string dir = opt.out_dir;
   const std::string cfg_path = dir + "/config.json", ckpt_path = dir + "/checkpoint.npz",
                     metrics_path = dir + "/metrics.jsonl";
@@ -445,6 +460,10 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
     write_file_atomically(cfg_path, to_json(cfg).dump(2) + "\n");
     write_file_atomically(metrics_path, "");
   }
+  // A text run's vocabulary, which eval --data and sample read (runs of older builds get it on resume).
+  if (const auto* text = dynamic_cast<const tasks::text::TextTask*>(run.train.get());
+      text && lead && !fs::exists(dir + "/vocab.json"))
+    text->corpus().vocab().save(dir + "/vocab.json");
 
   auto checkpoint = [&](int64_t iteration) {
     if (!lead) return;
