@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "core/error.h"
+#include "core/json.h"
 #include "core/atomic_file.h"
 #include "tasks/generated.h"
 #include "tasks/random.h"
@@ -366,7 +367,7 @@ TaskFile read_task_file(const std::string& path) {
     if (line.find_first_not_of(" \t") == std::string::npos) w.fail("empty line: expected one JSON object per line");
     json j;
     try {
-      j = json::parse(line);
+      j = parse_json(line, fmt::format("{}:{}", path, n));
     } catch (const json::exception& e) {
       w.fail("not valid JSON: " + json_error(e));
     }
@@ -390,7 +391,7 @@ bool looks_like_task_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string first;
   if (!in || !std::getline(in, first)) return false;
-  const json j = json::parse(first, nullptr, false);
+  const json j = parse_json(first, path, false);
   return j.is_object() && j.contains("format") && j["format"] == kFormat;
 }
 

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/json.h"
 #include "core/atomic_file.h"
 #include "tasks/example.h"
 #include "tasks/families.h"
@@ -181,7 +182,7 @@ Vocabulary Vocabulary::from_json(const nlohmann::json& j, const std::string& nam
 
 Vocabulary Vocabulary::load(const std::string& path) {
   const std::string bytes = read_bytes(path, "vocabulary");
-  nlohmann::json j = nlohmann::json::parse(bytes, nullptr, false);
+  nlohmann::json j = parse_json(bytes, path, false);
   if (j.is_discarded()) throw Error(fmt::format("{}: not valid JSON (expected a tapegrad vocabulary)", path));
   return from_json(j, path);
 }

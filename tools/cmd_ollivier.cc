@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/json.h"
 #include "models/ollivier.h"
 #include "riemannian/training.h"
 #include "tasks/task.h"
@@ -40,7 +41,7 @@ struct Args {
 
 nlohmann::json parse_options(const std::string& s) {
   if (s.empty()) return nlohmann::json::object();
-  nlohmann::json j = nlohmann::json::parse(s, nullptr, false);
+  nlohmann::json j = parse_json(s, "--options", false);
   if (j.is_discarded() || !j.is_object())
     throw Error(fmt::format("--options must be a JSON object, like '{{\"pairs\": 10}}' (got '{}')", s));
   return j;

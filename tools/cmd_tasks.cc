@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/json.h"
 #include "tasks/task_file.h"
 #include "tasks/task.h"
 #include "tools/commands.h"
@@ -22,7 +23,7 @@ namespace {
 nlohmann::json task_options(const std::string& options, const std::vector<std::string>& sets) {
   nlohmann::json j = nlohmann::json::object();
   if (!options.empty()) {
-    j = nlohmann::json::parse(options, nullptr, false);
+    j = parse_json(options, "--options", false);
     if (j.is_discarded() || !j.is_object())
       throw Error(fmt::format("--options must be a JSON object, like '{{\"T\": 50}}' (got '{}')", options));
   }
@@ -30,7 +31,7 @@ nlohmann::json task_options(const std::string& options, const std::vector<std::s
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) throw Error(fmt::format("--set needs KEY=VALUE (got '{}')", s));
     const std::string value = s.substr(eq + 1);
-    nlohmann::json v = nlohmann::json::parse(value, nullptr, false);
+    nlohmann::json v = parse_json(value, "--set", false);
     j[s.substr(0, eq)] = v.is_discarded() ? nlohmann::json(value) : v;
   }
   return j;

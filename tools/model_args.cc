@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/json.h"
 
 namespace tg::cli {
 
@@ -22,7 +23,7 @@ nlohmann::json user_options(const ModelArgs& a) {
     if (!in) throw Error(fmt::format("cannot read config file '{}'", a.config));
     std::stringstream text;
     text << in.rdbuf();
-    nlohmann::json file = nlohmann::json::parse(text.str(), nullptr, false);
+    nlohmann::json file = parse_json(text.str(), "--config", false);
     if (file.is_discarded()) throw Error(fmt::format("config file '{}' is not valid JSON", a.config));
     if (!file.is_object()) throw Error(fmt::format("config file '{}' must hold a JSON object of options", a.config));
     opts.update(file);
@@ -31,7 +32,7 @@ nlohmann::json user_options(const ModelArgs& a) {
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) throw Error(fmt::format("--set '{}': expected key=value", s));
     const std::string value = s.substr(eq + 1);
-    nlohmann::json v = nlohmann::json::parse(value, nullptr, false);
+    nlohmann::json v = parse_json(value, "--set", false);
     opts[s.substr(0, eq)] = v.is_discarded() ? nlohmann::json(value) : v;
   }
   return opts;

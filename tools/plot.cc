@@ -21,6 +21,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/json.h"
 
 namespace tg {
 namespace fs = std::filesystem;
@@ -272,7 +273,7 @@ Metrics read_metrics(const std::string& path) {
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     nlohmann::ordered_json j;
     try {
-      j = nlohmann::ordered_json::parse(line);
+      j = parse_json<nlohmann::ordered_json>(line, path);
     } catch (const nlohmann::json::exception& e) {
       if (!complete) {
         std::fprintf(stderr, "tapegrad plot: warning: %s:%zu: ignoring an incomplete last line (is the run still writing?)\n",

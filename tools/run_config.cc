@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/json.h"
 
 namespace tg::cli {
 
@@ -95,7 +96,7 @@ void apply_set(nlohmann::json& j, const std::string& assignment) {
   if (eq == std::string::npos || eq == 0)
     throw Error(fmt::format("--set: expected key=value, got '{}'", assignment));
   std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json value = parse_json(text, "--set " + key, /*allow_exceptions=*/false);
   if (value.is_discarded()) value = text;
   nlohmann::json* at = &j;
   size_t start = 0;
@@ -114,7 +115,7 @@ nlohmann::json read_json_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   try {
-    return nlohmann::json::parse(ss.str());
+    return parse_json(ss.str(), path);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }

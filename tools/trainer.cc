@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/json.h"
 #include "models/loss.h"
 #include "ops/blas.h"
 #include "optim/distributed.h"
@@ -321,8 +322,8 @@ Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout) {
   if (rng_to_string(rng_from_string(c.rng_state, path + ": 'rng_state'")) != c.rng_state)
     throw Error(fmt::format("{}: 'rng_state' is not a random-number generator state written by tapegrad", path));
   try {
-    c.optimizer_scalars = nlohmann::json::parse(a.bytes("optimizer_scalars"));
-    c.config = nlohmann::json::parse(a.bytes("config"));
+    c.optimizer_scalars = parse_json(a.bytes("optimizer_scalars"), path + ": optimizer_scalars");
+    c.config = parse_json(a.bytes("config"), path + ": config");
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: corrupt JSON state: {}", path, e.what()));
   }
@@ -382,7 +383,7 @@ void truncate_metrics(const std::string& path, int64_t iteration) {
   if (!in) return;
   std::string line, kept;
   while (std::getline(in, line)) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
+    auto j = parse_json(line, path, false);
     if (j.is_discarded() || !j.contains("iteration")) continue;  // a torn last line from a kill
     if (j["iteration"].get<int64_t>() <= iteration) kept += line + "\n";
   }

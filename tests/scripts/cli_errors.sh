@@ -34,7 +34,12 @@ printf 'abc\0def\n' >binary.txt
 printf 'caf\xe9 au lait\n' >latin1.txt
 printf 'In the beginning was the word.\n%.0s' $(seq 200) >good.txt
 mkdir -p existing && printf '{}' >existing/keep.json
+# 100,000 nested objects in a config (crashed the JSON library before the nesting bound)
+{ printf '{"model_options":'; for _ in $(seq 100000); do printf '{"a":'; done; printf '1'
+  for _ in $(seq 100000); do printf '}'; done; printf '}'; } >deep.json
 
+expect deep_config   "deep.json: JSON nested deeper than 64 levels" -- train --config deep.json --out run1
+expect deep_set      "nested deeper than 64 levels"   -- train --task addition --set "model_options.x=$(printf '[%.0s' $(seq 100))" --out run1
 expect missing_data  "nonexistent.txt"                 -- train --data nonexistent.txt --out run1
 expect empty_data    "empty.txt: empty file"           -- train --data empty.txt --out run1
 expect binary_data   "binary.txt.*binary file"         -- train --data binary.txt --out run1
