@@ -58,6 +58,12 @@ HessianFree::HessianFree(HfConfig cfg) : cfg_(cfg), lambda_(cfg.lambda) {
   if (!(cfg_.precondition_alpha >= 0)) throw Error("hf: precondition_alpha must be >= 0");
 }
 
+void HessianFree::restore(double lambda, ParamVec warm_start) {
+  if (!(lambda >= 0) || !std::isfinite(lambda)) throw Error(fmt::format("hf: restored lambda must be finite and >= 0, not {}", lambda));
+  lambda_ = lambda;
+  prev_ = std::move(warm_start);
+}
+
 HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batch, const Data& curv_batch) {
   HfStats st;
   st.lambda = lambda_;

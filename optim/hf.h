@@ -98,10 +98,8 @@ class HessianFree {
   double lambda() const { return lambda_; }
   // Resumable state: λ and the CG warm start.
   const ParamVec& warm_start() const { return prev_; }
-  void restore(double lambda, ParamVec warm_start) {
-    lambda_ = lambda;
-    prev_ = std::move(warm_start);
-  }
+  // λ must be finite and >= 0 (a tg::Error otherwise).
+  void restore(double lambda, ParamVec warm_start);
 
  private:
   HfConfig cfg_;

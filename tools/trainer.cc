@@ -507,7 +507,8 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
   // A first-order optimizer skips a step whose loss, gradient or update is not finite; a run that does
   // nothing else for this long has diverged and only burns time.
   constexpr int64_t kMaxSkippedInARow = 200;
-  int64_t skipped_in_a_row = 0;
+  constexpr double kMaxLambda = 1e25;  // far above any λ of a run that still learns; well below overflow
+  int64_t skipped_in_a_row = 0, rejected_in_a_row = 0;
   // A resumed run whose CPU budget is already spent trains nothing (not even one more step).
   const bool budget_spent = cfg.cpu_budget > 0 && trained_cpu >= cfg.cpu_budget;
   if (budget_spent && lead && !quiet)
@@ -582,17 +583,30 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
                    static_cast<long long>(cfg.steps), rate, clock_text(eta).c_str(), tail.c_str());
       last_print = s1;
     }
+    // A run that can no longer move stops with a checkpoint and exit code 3: a first-order run whose
+    // steps are all skipped (non-finite), or Hessian-free rejecting step after step while λ grows.
     skipped_in_a_row = m.value("skipped", false) ? skipped_in_a_row + 1 : 0;
-    if (skipped_in_a_row >= kMaxSkippedInARow) {
+    rejected_in_a_row = m.contains("accepted") && !m["accepted"].get<bool>() ? rejected_in_a_row + 1 : 0;
+    const double next_lambda = m.contains("lambda") ? stepper->scalars().value("lambda", 0.0) : 0.0;
+    std::string stuck;
+    if (skipped_in_a_row >= kMaxSkippedInARow)
+      stuck = fmt::format("diverged: the last {} steps were all skipped ({})", skipped_in_a_row,
+                          m.value("skip_reason", std::string("?")));
+    else if (rejected_in_a_row >= kMaxSkippedInARow || !(next_lambda <= kMaxLambda))
+      stuck = fmt::format("Hessian-free gave up: {} step(s) in a row rejected (the last: {}), lambda now {:.3g} (the "
+                          "bound is {:.0e})",
+                          rejected_in_a_row, m.value("cg_stop", std::string("?")), next_lambda, kMaxLambda);
+    if (!stuck.empty()) {
       ++it;
       if (tty) std::fprintf(stderr, "\n");
-      checkpoint(it);  // θ itself is finite: skipped steps never write it
+      checkpoint(it);  // θ itself is finite: skipped and rejected steps never write it
       if (lead)
-        std::fprintf(stderr,
-                     "train: diverged: the last %lld steps were all skipped (%s) up to iteration %lld; checkpoint "
-                     "saved. Lower the learning rate or set optimizer_options.clip_norm\n",
-                     static_cast<long long>(skipped_in_a_row), m.value("skip_reason", std::string("?")).c_str(),
-                     static_cast<long long>(it));
+        std::fprintf(stderr, "train: %s up to iteration %lld; checkpoint saved. %s\n", stuck.c_str(),
+                     static_cast<long long>(it),
+                     skipped_in_a_row >= kMaxSkippedInARow
+                         ? "Lower the learning rate or set optimizer_options.clip_norm"
+                         : "No step lowers the loss from here: check the initialisation (an exploding network gives "
+                           "non-finite gradients) and the data");
       exit_code = 3;
       break;
     }
