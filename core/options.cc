@@ -135,6 +135,10 @@ std::string OptionReader::string(const std::string& key) const {
 }
 
 std::string OptionReader::choice(const std::string& key, std::initializer_list<const char*> allowed) const {
+  return choice(key, std::vector<const char*>(allowed));
+}
+
+std::string OptionReader::choice(const std::string& key, const std::vector<const char*>& allowed) const {
   const nlohmann::json& v = at(key);
   std::string list;
   for (const char* a : allowed) {

@@ -40,6 +40,7 @@ class OptionReader {
   bool flag(const std::string& key) const;
   std::string string(const std::string& key) const;
   std::string choice(const std::string& key, std::initializer_list<const char*> allowed) const;
+  std::string choice(const std::string& key, const std::vector<const char*>& allowed) const;
   // A list of sizes >= 1 ([150, 130, 110]); a single integer is read as a one-element list.
   std::vector<int64_t> sizes(const std::string& key) const;
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <limits>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "core/options.h"
@@ -52,11 +54,8 @@ ParamVec plus(const ParamVec& theta, double a, const ParamVec& d) { return theta
 bool finite(double x) { return std::isfinite(x); }
 }  // namespace
 
-HessianFree::HessianFree(HfConfig cfg) : cfg_(cfg), lambda_(cfg.lambda) {
-  if (!(cfg_.lambda >= 0)) throw Error("hf: lambda must be >= 0");
-  if (cfg_.max_cg < 1) throw Error("hf: max_cg must be >= 1");
-  if (!(cfg_.precondition_alpha >= 0)) throw Error("hf: precondition_alpha must be >= 0");
-}
+// Every option is checked against its range (hf_config_from_json), however the config was made.
+HessianFree::HessianFree(HfConfig cfg) : cfg_(hf_config_from_json(to_json(cfg))), lambda_(cfg_.lambda) {}
 
 void HessianFree::restore(double lambda, ParamVec warm_start) {
   if (!(lambda >= 0) || !std::isfinite(lambda)) throw Error(fmt::format("hf: restored lambda must be finite and >= 0, not {}", lambda));
@@ -195,25 +194,27 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
 }
 
 namespace {
-const char* curvature_name(Curvature c) {
-  return c == Curvature::gauss_newton ? "gauss_newton" : c == Curvature::hessian ? "hessian" : "fisher";
-}
-const char* rule_name(StepRule r) {
-  return r == StepRule::cg_backtrack ? "cg_backtrack" : r == StepRule::line_search_damping ? "line_search_damping" : "augmented";
-}
+// The names of the enum options, one table each (written by to_json, read back by hf_config_from_json).
+template <class E>
+using Names = std::initializer_list<std::pair<E, const char*>>;
+const Names<Curvature> kCurvatureNames = {
+    {Curvature::gauss_newton, "gauss_newton"}, {Curvature::hessian, "hessian"}, {Curvature::fisher, "fisher"}};
+const Names<StepRule> kRuleNames = {{StepRule::cg_backtrack, "cg_backtrack"},
+                                    {StepRule::line_search_damping, "line_search_damping"},
+                                    {StepRule::augmented, "augmented"}};
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Every option of HfConfig, listed once with its allowed range: to_json and hf_config_from_json both
 // walk this list, so a field cannot be written without being read, or read without being checked.
 // `v` has number(name, field, lo, hi, lo_open, hi_open), integer(name, field, lo), flag(name, field)
-// and choice(name, field).
+// and choice(name, field, names).
 template <class Config, class Visitor>
 void visit_fields(Config& c, Visitor& v) {
   v.number("lambda", c.lambda, 0, kInf, false, true);  // 0: undamped (Newton on a convex problem)
   v.number("mu", c.mu, 0, kInf, false, true);
   v.flag("mu_times_lambda", c.mu_times_lambda);
-  v.choice("curvature", c.curvature);
-  v.choice("rule", c.rule);
+  v.choice("curvature", c.curvature, kCurvatureNames);
+  v.choice("rule", c.rule, kRuleNames);
   v.integer("max_cg", c.max_cg, 1);
   v.integer("min_cg", c.min_cg, 0);
   v.number("cg_decay", c.cg_decay, 0, 1);
@@ -245,8 +246,11 @@ struct Writer {
   void number(const char* k, double x, double, double, bool = false, bool = false) { j[k] = x; }
   void integer(const char* k, int x, int) { j[k] = x; }
   void flag(const char* k, bool x) { j[k] = x; }
-  void choice(const char* k, Curvature x) { j[k] = curvature_name(x); }
-  void choice(const char* k, StepRule x) { j[k] = rule_name(x); }
+  template <class E>
+  void choice(const char* k, E x, Names<E> names) {
+    for (const auto& [e, name] : names)
+      if (e == x) j[k] = name;
+  }
 };
 
 struct Reader {
@@ -256,13 +260,13 @@ struct Reader {
   }
   void integer(const char* k, int& x, int lo) { x = static_cast<int>(r.integer(k, lo, std::numeric_limits<int>::max())); }
   void flag(const char* k, bool& x) { x = r.flag(k); }
-  void choice(const char* k, Curvature& x) {
-    const std::string c = r.choice(k, {"gauss_newton", "hessian", "fisher"});
-    x = c == "gauss_newton" ? Curvature::gauss_newton : c == "hessian" ? Curvature::hessian : Curvature::fisher;
-  }
-  void choice(const char* k, StepRule& x) {
-    const std::string c = r.choice(k, {"cg_backtrack", "line_search_damping", "augmented"});
-    x = c == "cg_backtrack" ? StepRule::cg_backtrack : c == "line_search_damping" ? StepRule::line_search_damping : StepRule::augmented;
+  template <class E>
+  void choice(const char* k, E& x, Names<E> names) {
+    std::vector<const char*> allowed;
+    for (const auto& [e, name] : names) allowed.push_back(name);
+    const std::string chosen = r.choice(k, allowed);
+    for (const auto& [e, name] : names)
+      if (chosen == name) x = e;
   }
 };
 }  // namespace

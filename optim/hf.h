@@ -91,7 +91,7 @@ struct HfStats {
 
 class HessianFree {
  public:
-  explicit HessianFree(HfConfig cfg = {});
+  explicit HessianFree(HfConfig cfg = {});  // a tg::Error names any option outside its range
   HfStats step(Objective& obj, ParamVec& theta, const Data& grad_batch, const Data& curv_batch);
 
   const HfConfig& config() const { return cfg_; }

@@ -335,6 +335,15 @@ std::string TextTask::success_criterion() const {
   return fmt::format("bits per character < {} (option target_bpc)", target_bpc_);
 }
 
+nlohmann::json with_absolute_paths(nlohmann::json o) {
+  namespace fs = std::filesystem;
+  for (const char* key : {"file", "train_file", "valid_file", "test_file", "vocab"})
+    if (o[key].is_string() && !o[key].get<std::string>().empty())
+      o[key] = fs::absolute(o[key].get<std::string>()).lexically_normal().string();
+  if (o["file"] == "" && o["train_file"] == "") o["file"] = fs::absolute(kDefaultCorpus).lexically_normal().string();
+  return o;
+}
+
 }  // namespace tg::tasks::text
 
 namespace tg::tasks {

@@ -90,6 +90,10 @@ double bits_per_char(double nats, int64_t characters);
 // Bits per character of softmax logits against the batch's loss-masked targets.
 double bits_per_char(const Batch& b, const std::vector<Tensor>& logits);
 
+// The text task's resolved options with every file (the corpus, split files, a saved vocabulary) as
+// an absolute path; the default corpus is written out when no file is named.
+nlohmann::json with_absolute_paths(nlohmann::json resolved);
+
 // ---- the task -------------------------------------------------------------------------------------
 class TextTask : public Task {
  public:

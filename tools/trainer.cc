@@ -15,17 +15,17 @@
 #include <optional>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/npz.h"
 #include "models/loss.h"
 #include "ops/blas.h"
 #include "optim/distributed.h"
 #include "optim/first_order.h"
 #include "optim/hf.h"
-#include "core/atomic_file.h"
 #include "tasks/text.h"
 #include "tools/run_lock.h"
-#include "core/npz.h"
 
 namespace tg::cli {
 
@@ -206,19 +206,6 @@ RunSetup make_run(RunConfig cfg) {
   return run;
 }
 
-// The data files of a new run as absolute paths, so that eval and sample find them from any working
-// directory (a text run's default corpus included).
-static nlohmann::json with_absolute_paths(const std::string& task, const nlohmann::json& options) {
-  if (task != "text") return options;
-  nlohmann::json o = tasks::resolve(tasks::find(task), options);
-  for (const char* key : {"file", "train_file", "valid_file", "test_file", "vocab"})
-    if (o[key].is_string() && !o[key].get<std::string>().empty())
-      o[key] = fs::absolute(o[key].get<std::string>()).lexically_normal().string();
-  if (o["file"] == "" && o["train_file"] == "")
-    o["file"] = fs::absolute(tasks::text::kDefaultCorpus).lexically_normal().string();
-  return o;
-}
-
 // A run saved by an older build lacks the options added since; they take their defaults, which leave
 // the run's meaning unchanged, so they are filled in before comparing (else every new option would
 // make old runs impossible to resume).
@@ -268,8 +255,18 @@ EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const ta
 // ---- checkpoints -----------------------------------------------------------------------------
 
 namespace {
-std::string rng_to_string(const Rng& r);
-Rng rng_from_string(const std::string& s, const std::string& where);
+std::string rng_to_string(const Rng& r) {
+  std::ostringstream os;
+  os << r;
+  return os.str();
+}
+Rng rng_from_string(const std::string& s, const std::string& where) {
+  Rng r;
+  std::istringstream is(s);
+  is >> r;
+  if (is.fail()) throw Error(fmt::format("{}: corrupt RNG state", where));
+  return r;
+}
 }  // namespace
 
 void save_checkpoint(const std::string& path, const Checkpoint& c, const ParamSet& layout) {
@@ -330,12 +327,11 @@ Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout) {
   if (!c.optimizer_scalars.is_object()) throw Error(fmt::format("{}: 'optimizer_scalars' must be a JSON object", path));
   for (const auto& [key, v] : c.optimizer_scalars.items()) {
     const bool counter = key == "step" || key == "updates" || key == "sequences";
-    const bool ok = counter ? v.is_number_integer() && v.get<int64_t>() >= 0
-                            : v.is_number() && std::isfinite(v.get<double>()) && (key != "lambda" || v.get<double>() >= 0);
+    // the optimizer's own restore checks each value's range (HF: lambda >= 0)
+    const bool ok = counter ? v.is_number_integer() && v.get<int64_t>() >= 0 : v.is_number() && std::isfinite(v.get<double>());
     if (!ok)
       throw Error(fmt::format("{}: optimizer state '{}' must be {} (got {})", path, key,
-                              counter ? "an integer >= 0" : key == "lambda" ? "a finite number >= 0" : "a finite number",
-                              v.dump()));
+                              counter ? "an integer >= 0" : "a finite number", v.dump()));
   }
   for (const auto& [name, entry] : a.entries()) {
     if (name.rfind("optimizer/", 0) == 0) {
@@ -364,19 +360,6 @@ namespace {
 std::atomic<int> g_signal{0};
 extern "C" void on_signal(int s) { g_signal.store(s); }
 
-std::string rng_to_string(const Rng& r) {
-  std::ostringstream os;
-  os << r;
-  return os.str();
-}
-Rng rng_from_string(const std::string& s, const std::string& where) {
-  Rng r;
-  std::istringstream is(s);
-  is >> r;
-  if (is.fail()) throw Error(fmt::format("{}: corrupt RNG state", where));
-  return r;
-}
-
 // Keeps the lines of metrics.jsonl logged before `iteration` (a resumed run rewrites the rest).
 void truncate_metrics(const std::string& path, int64_t iteration) {
   std::ifstream in(path);
@@ -403,7 +386,9 @@ namespace {
 // rank 0 writes files and prints.
 int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator& comm) {
   if (opt.out_dir.empty()) throw Error("train: --out DIR is required");
-  if (!opt.resume) requested.task_options = with_absolute_paths(requested.task, requested.task_options);
+  // a new run's data files as absolute paths, so that eval and sample find them from any directory
+  if (!opt.resume && requested.task == "text")
+    requested.task_options = tasks::text::with_absolute_paths(tasks::resolve(tasks::find("text"), requested.task_options));
   const std::string dir = opt.out_dir;
   const std::string cfg_path = dir + "/config.json", ckpt_path = dir + "/checkpoint.npz",
                     metrics_path = dir + "/metrics.jsonl";
@@ -588,25 +573,25 @@ int train_rank(RunConfig requested, const TrainOptions& opt, optim::Communicator
     skipped_in_a_row = m.value("skipped", false) ? skipped_in_a_row + 1 : 0;
     rejected_in_a_row = m.contains("accepted") && !m["accepted"].get<bool>() ? rejected_in_a_row + 1 : 0;
     const double next_lambda = m.contains("lambda") ? stepper->scalars().value("lambda", 0.0) : 0.0;
-    std::string stuck;
-    if (skipped_in_a_row >= kMaxSkippedInARow)
+    std::string stuck, advice;
+    if (skipped_in_a_row >= kMaxSkippedInARow) {
       stuck = fmt::format("diverged: the last {} steps were all skipped ({})", skipped_in_a_row,
                           m.value("skip_reason", std::string("?")));
-    else if (rejected_in_a_row >= kMaxSkippedInARow || !(next_lambda <= kMaxLambda))
+      advice = "Lower the learning rate or set optimizer_options.clip_norm";
+    } else if (rejected_in_a_row >= kMaxSkippedInARow || !(next_lambda <= kMaxLambda)) {
       stuck = fmt::format("Hessian-free gave up: {} step(s) in a row rejected (the last: {}), lambda now {:.3g} (the "
                           "bound is {:.0e})",
                           rejected_in_a_row, m.value("cg_stop", std::string("?")), next_lambda, kMaxLambda);
+      advice = "No step lowers the loss from here: check the initialisation (an exploding network gives non-finite "
+               "gradients) and the data";
+    }
     if (!stuck.empty()) {
       ++it;
       if (tty) std::fprintf(stderr, "\n");
       checkpoint(it);  // θ itself is finite: skipped and rejected steps never write it
       if (lead)
         std::fprintf(stderr, "train: %s up to iteration %lld; checkpoint saved. %s\n", stuck.c_str(),
-                     static_cast<long long>(it),
-                     skipped_in_a_row >= kMaxSkippedInARow
-                         ? "Lower the learning rate or set optimizer_options.clip_norm"
-                         : "No step lowers the loss from here: check the initialisation (an exploding network gives "
-                           "non-finite gradients) and the data");
+                     static_cast<long long>(it), advice.c_str());
       exit_code = 3;
       break;
     }
