@@ -1,17 +1,21 @@
 // tapegrad ollivier: Ollivier's Riemannian training (seed 003, riemannian/) of the GLNN, GNN
 // and classical RNN on his synthetic tasks, one run or a Table-1-style grid at an equal CPU budget per
-// run. Data: one training and one validation sequence drawn from the task with --data-seed (the same
-// for every run of a grid); the model's graph and initialisation use --seed. Prints every validation
-// scoring (one run) and the best cumulative regret over the trajectory (early stopping), in bits.
+// run. Every run goes through the common trainer (tapegrad train --optimizer riemannian) into a run
+// directory, so it checkpoints and resumes like any other. Data: one training and one validation
+// sequence drawn from the task with --data-seed (the same for every run of a grid); the model's graph
+// and initialisation use --seed. Prints every validation scoring (one run) and the best cumulative
+// regret over the trajectory (early stopping), in bits.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <malloc.h>
 #include <filesystem>
-#include <functional>
+#include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -19,20 +23,18 @@
 
 #include "core/error.h"
 #include "core/json.h"
-#include "models/ollivier.h"
-#include "riemannian/training.h"
 #include "tasks/task.h"
 #include "tools/commands.h"
-#include "tools/ollivier_checkpoint.h"
+#include "tools/trainer.h"
 
 namespace tg::cli {
 
 namespace {
-namespace rm = tg::riemannian;
+namespace fs = std::filesystem;
 
 struct Args {
   std::string task = "anbn", options, model = "glnn", writing = "qdh", transition = "rbpm", graph = "out";
-  std::string grid_tasks, grid_sizes = "4,8,16", rows, checkpoint;
+  std::string grid_tasks, grid_sizes = "4,8,16", rows, out;
   int64_t units = 8, degree = 3, max_passes = 0, patience = 0, sample = 0, line_batch = 0, checkpoint_every = 10;
   uint64_t seed = 1, data_seed = 1;
   double budget = 60, eps = 1, stop_error = -1;
@@ -56,51 +58,37 @@ std::vector<std::string> split(const std::string& s) {
   return r;
 }
 
-struct Data {
-  std::unique_ptr<tasks::Task> task;
-  tasks::Batch train, valid;
-};
-
-Data make_data(const std::string& name, const nlohmann::json& options, uint64_t data_seed) {
-  Data d;
-  d.task = tasks::make(name, options);
-  if (d.task->signature().alphabet.empty() || d.task->chance_level() != d.task->chance_level())
-    throw Error(fmt::format("ollivier: task '{}' is not one of Ollivier's (alphabet, music, distant_xor, anbn)", name));
-  Rng train_rng(data_seed), valid_rng(data_seed + 1'000'003);
-  d.train = d.task->sample(1, train_rng);
-  d.valid = d.task->sample(1, valid_rng);
-  if (d.valid.true_bits.empty()) throw Error(fmt::format("ollivier: task '{}' has no true generator bits", name));
-  return d;
+// The run of one model and method as a training run: one round (w-step, tau-step, scoring) per
+// iteration, the CPU budget as the run's, no validation of the trainer's own (every round scores the
+// validation sequence).
+RunConfig run_config(const Args& a, const std::string& task, const nlohmann::json& task_options,
+                     const std::string& model, int64_t units, const std::string& writing, const std::string& transition) {
+  RunConfig c;
+  c.model = model;
+  c.model_options = {{"units", units}, {"degree", a.degree}, {"graph", a.graph}};
+  c.task = task;
+  c.task_options = task_options;
+  c.optimizer = "riemannian";
+  c.optimizer_options = {{"writing", writing},       {"transition", transition}, {"eps", a.eps},
+                         {"line_batch", a.line_batch}, {"data_seed", a.data_seed}, {"patience", a.patience},
+                         {"stop_error", a.stop_error}};
+  c.seed = a.seed;
+  c.dtype = "float64";
+  c.steps = a.max_passes > 0 ? (a.max_passes + 1) / 2 : 1'000'000'000;  // two passes a round
+  c.cpu_budget = a.budget;
+  c.batch = 1;
+  c.eval_every = 0;
+  c.eval_batch = 1;
+  c.checkpoint_every = a.checkpoint_every;
+  return c;
 }
 
-std::unique_ptr<models::Model> make_model(const Args& a, const std::string& kind, int64_t units, const Data& d) {
-  const tasks::Signature sig = d.task->signature();
-  std::vector<int32_t> targets, inputs;
-  std::vector<double> chi;
-  for (int64_t t = 0; t < d.train.steps(); ++t) {
-    inputs.push_back((*d.train.inputs.symbols[t])[0]);
-    targets.push_back((*d.train.targets.symbols[t])[0]);
-    chi.push_back(d.train.targets.mask.empty() ? 1.0 : d.train.targets.mask[t].at(0));
-  }
-  nlohmann::json cfg = {{"vocab", sig.input_dim}, {"out", sig.output_dim}, {"units", units},
-                        {"degree", a.degree},     {"graph", a.graph}};
-  cfg.update(models::ollivier::statistics_options(targets, chi, inputs, sig.input_dim, sig.output_dim));
-  const models::ModelInfo& info = models::find(kind);
-  Rng rng(a.seed);
-  return info.make(models::resolve(info, cfg), DType::f64, rng);
-}
-
-rm::TrainOptions train_options(const Args& a, const std::string& writing, const std::string& transition) {
-  rm::TrainOptions o;
-  o.writing = rm::writing_method(writing);
-  o.transition = rm::transition_method(transition);
-  o.eps = a.eps;
-  o.budget_seconds = a.budget;
-  o.max_passes = a.max_passes;
-  o.patience = a.patience;
-  o.stop_error = a.stop_error;
-  o.line_batch = a.line_batch;
-  return o;
+std::vector<nlohmann::json> read_metrics(const std::string& dir) {
+  std::ifstream in(dir + "/metrics.jsonl");
+  std::vector<nlohmann::json> rows;
+  std::string line;
+  while (std::getline(in, line)) rows.push_back(parse_json(line, dir + "/metrics.jsonl"));
+  return rows;
 }
 
 // Characters drawn from the model given everything drawn so far (one unroll per character).
@@ -138,60 +126,57 @@ std::string method_name(const std::string& model, const std::string& w, const st
   return fmt::format("{} with {} and {}", m, up_w, t);
 }
 
-// What a checkpoint must match to be resumed: everything that fixes the data, the model and the steps
-// (the stopping rules --budget-seconds, --max-passes, --patience, --stop-error may change).
-std::string run_identity(const Args& a) {
-  const nlohmann::json j = {{"task", a.task},       {"options", parse_options(a.options)},
-                            {"model", a.model},     {"units", a.units},
-                            {"degree", a.degree},   {"graph", a.graph},
-                            {"writing", a.writing}, {"transition", a.transition},
-                            {"eps", a.eps},         {"seed", a.seed},
-                            {"data_seed", a.data_seed}, {"line_batch", a.line_batch}};
-  return j.dump();
-}
-
-int run_one(const Args& a) {
-  if (a.resume && a.checkpoint.empty()) throw Error("--resume needs --checkpoint PATH (the state to continue)");
-  Data d = make_data(a.task, parse_options(a.options), a.data_seed);
-  auto m = make_model(a, a.model, a.units, d);
-  rm::TrainState saved;
-  const bool resuming = a.resume;
-  if (!resuming && !a.checkpoint.empty() && std::filesystem::exists(a.checkpoint))
-    throw Error(fmt::format("--checkpoint {}: the file exists (continue it with --resume, or remove it)", a.checkpoint));
-  if (resuming) {
-    saved = load_ollivier_state(a.checkpoint, m->params(), run_identity(a));
-    fmt::print("# resumed from {}: pass {}, {:.1f} CPU s, {} scorings\n", a.checkpoint, saved.passes, saved.seconds,
-               saved.result.history.size());
+// Without --out the run lives in a temporary directory, removed at the end.
+struct TemporaryDirectory {
+  fs::path path = fs::temp_directory_path() / fmt::format("tapegrad-ollivier-{}", ::getpid());
+  ~TemporaryDirectory() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
   }
-  fmt::print("# task {} (train {} steps, valid {} steps, true valid bits {:.1f}); {} N={} degree={} graph={}; "
-             "w: {}, tau: {}; budget {} CPU s{}\n",
-             a.task, d.train.steps(), d.valid.steps(), d.valid.true_bits[0], a.model, a.units, a.degree, a.graph,
-             a.writing, a.transition, a.budget,
+};
+
+int run_one(Args a) {
+  if (a.resume && a.out.empty()) throw Error("ollivier --resume: name the run with --out DIR");
+  std::optional<TemporaryDirectory> temporary;
+  if (a.out.empty()) a.out = temporary.emplace().path.string();
+  const RunConfig cfg = run_config(a, a.task, parse_options(a.options), a.model, a.units, a.writing, a.transition);
+  const int code = train(cfg, {a.out, a.resume, a.quiet});
+  if (code != 0) return code;
+  const std::vector<nlohmann::json> rows = read_metrics(a.out);
+  if (rows.empty()) throw Error(fmt::format("ollivier: {} has no scorings", a.out));
+  fmt::print("# task {} {}; {} N={} degree={} graph={}; w: {}, tau: {}; budget {} CPU s{}\n", a.task,
+             parse_options(a.options).dump(), a.model, a.units, a.degree, a.graph, a.writing, a.transition, a.budget,
              a.line_batch > 0 ? fmt::format("; lines from the start state, {} per unroll", a.line_batch) : "");
-  if (!a.quiet) fmt::print("{:>6} {:>8} {:>14} {:>12} {:>10} {:>8} {:>9} {:>9}\n", "pass", "cpu_s", "train_LL_bits",
-                           "valid_bits", "regret", "error", "eta_w", "eta_tau");
-  rm::TrainOptions opt = train_options(a, a.writing, a.transition);
-  opt.checkpoint_every = a.checkpoint.empty() ? 0 : a.checkpoint_every;
-  const std::string identity = run_identity(a);
-  std::function<void(const rm::TrainState&)> save;
-  if (!a.checkpoint.empty())
-    save = [&](const rm::TrainState& st) { save_ollivier_state(a.checkpoint, st, identity); };
-  rm::TrainResult r = rm::train(*m, *d.task, d.train, d.valid, opt,
-                                [&](const rm::Scoring& s) {
-                                  if (a.quiet) return;
-                                  fmt::print("{:>6} {:>8.1f} {:>14.1f} {:>12.1f} {:>10.1f} {:>8.4f} {:>9.3g} {:>9.3g}\n",
-                                             s.pass, s.seconds, s.train_ll_bits, s.valid_bits, s.regret, s.error,
-                                             s.eta_w, s.eta_tau);
-                                  std::fflush(stdout);
-                                },
-                                save, resuming ? &saved : nullptr);
-  fmt::print("best: pass {} cpu {:.1f}s valid LL {:.1f} bits, true {:.1f}, regret {:.1f} bits, error {:.4f} "
-             "(rejected steps: w {}, tau {}; passes {})\n",
-             r.best.pass, r.best.seconds, -r.best.valid_bits, -d.valid.true_bits[0], r.best.regret, r.best.error,
-             r.rejected_w, r.rejected_tau, r.last.pass);
+  std::fflush(stdout);
+  if (!a.quiet) {
+    fmt::print("{:>6} {:>8} {:>14} {:>12} {:>10} {:>8} {:>9} {:>9}\n", "pass", "cpu_s", "train_LL_bits", "valid_bits",
+               "regret", "error", "eta_w", "eta_tau");
+    const nlohmann::json& r0 = rows.front();
+    fmt::print("{:>6} {:>8.1f} {:>14.1f} {:>12.1f} {:>10.1f} {:>8.4f} {:>9.3g} {:>9.3g}\n", 0, 0.0,
+               r0["initial_train_ll_bits"].get<double>(), r0["initial_valid_bits"].get<double>(),
+               r0["initial_regret"].get<double>(), r0["initial_error"].get<double>(), 1.0 / static_cast<double>(a.units),
+               1.0 / static_cast<double>(a.units));
+    for (const nlohmann::json& r : rows)
+      fmt::print("{:>6} {:>8.1f} {:>14.1f} {:>12.1f} {:>10.1f} {:>8.4f} {:>9.3g} {:>9.3g}\n", r["passes"].get<int64_t>(),
+                 r["cpu_seconds"].get<double>(), r["train_ll_bits"].get<double>(), r["valid_bits"].get<double>(),
+                 r["regret"].get<double>(), r["error"].get<double>(), r["eta_w"].get<double>(),
+                 r["eta_tau"].get<double>());
+  }
+  const nlohmann::json& last = rows.back();
+  const double true_bits = last["valid_bits"].get<double>() - last["regret"].get<double>();
+  fmt::print("best: pass {} valid LL {:.1f} bits, true {:.1f}, regret {:.1f} bits, error {:.4f} (rejected steps: w {}, "
+             "tau {}; passes {}; {:.1f} CPU s)\n",
+             last["best_pass"].get<int64_t>(), -last["best_valid_bits"].get<double>(), -true_bits,
+             last["best_regret"].get<double>(), last["best_error"].get<double>(), last["rejected_w"].get<int64_t>(),
+             last["rejected_tau"].get<int64_t>(), last["passes"].get<int64_t>(), last["cpu_seconds"].get<double>());
   if (a.sample > 0) {
-    m->params().set_values(r.best_params);
-    fmt::print("sample (best parameters, seed {}):\n{}\n", a.seed, sample_text(*m, d.task->signature(), a.sample, a.seed));
+    RunSetup run = make_run(run_config_from_json(read_json_file(a.out + "/config.json"), a.out + "/config.json"));
+    models::Model& m = run.objective->model();
+    const Checkpoint c = load_checkpoint(a.out + "/checkpoint.npz", m.params());
+    for (const auto& [name, v] : c.optimizer_vectors)
+      if (name == "best_params") m.params().set_values(v);
+    fmt::print("sample (best parameters, seed {}):\n{}\n", a.seed,
+               sample_text(m, run.train->signature(), a.sample, a.seed));
   }
   return 0;
 }
@@ -224,21 +209,33 @@ int run_grid(const Args& a) {
   };
   std::vector<std::vector<std::string>> cells(std::size(kRows), std::vector<std::string>(task_names.size(), "-"));
   const nlohmann::json options = parse_options(a.options);
+  // Every cell is a run directory under --out (a killed grid continues where it stopped), or under a
+  // temporary directory removed at the end.
+  std::optional<TemporaryDirectory> temporary;
+  const fs::path root = a.out.empty() ? temporary.emplace().path : fs::path(a.out);
   for (size_t c = 0; c < task_names.size(); ++c) {
     // --options apply to the first task only when the grid has several (each task has its own keys).
-    Data d = make_data(task_names[c], c == 0 ? options : nlohmann::json::object(), a.data_seed);
+    const nlohmann::json task_options = c == 0 ? options : nlohmann::json::object();
     for (size_t r = 0; r < std::size(kRows); ++r) {
       if (!kept(kRows[r])) continue;
       double best = INFINITY;
       int64_t best_size = 0;
       for (int64_t n : sizes) {
-        auto m = make_model(a, kRows[r].model, n, d);
-        rm::TrainResult res = rm::train(*m, *d.task, d.train, d.valid, train_options(a, kRows[r].writing, kRows[r].transition));
+        const fs::path dir = root / task_names[c] /
+                             fmt::format("{}-{}-{}-N{}", kRows[r].model, kRows[r].writing, kRows[r].transition, n);
+        const RunConfig cfg = run_config(a, task_names[c], task_options, kRows[r].model, n, kRows[r].writing,
+                                         kRows[r].transition);
+        const bool resume = fs::exists(dir / "checkpoint.npz");
+        if (const int code = train(cfg, {dir.string(), resume, true}); code != 0) return code;
+        const std::vector<nlohmann::json> rows = read_metrics(dir.string());
+        if (rows.empty()) throw Error(fmt::format("ollivier: {} has no scorings", dir.string()));
+        const nlohmann::json& last = rows.back();
         fmt::print("# {} | {} | N={} : best regret {:.1f} bits at pass {} ({:.0f} CPU s, {} passes)\n", task_names[c],
-                   method_name(kRows[r].model, kRows[r].writing, kRows[r].transition), n, res.best.regret,
-                   res.best.pass, res.last.seconds, res.last.pass);
+                   method_name(kRows[r].model, kRows[r].writing, kRows[r].transition), n,
+                   last["best_regret"].get<double>(), last["best_pass"].get<int64_t>(),
+                   last["cpu_seconds"].get<double>(), last["passes"].get<int64_t>());
         std::fflush(stdout);
-        if (res.best.regret < best) best = res.best.regret, best_size = n;
+        if (last["best_regret"].get<double>() < best) best = last["best_regret"].get<double>(), best_size = n;
       }
       cells[r][c] = fmt::format("{:.1f} (N={})", best, best_size);
     }
@@ -273,21 +270,21 @@ Run add_ollivier(CLI::App& app) {
   app.add_option("--transition", a->transition, "rbpm | ruop | qd-rbpm | qd-ruop | fb | rms | bptt");
   app.add_option("--eps", a->eps, "damping of the transition metric")->check(CLI::PositiveNumber);
   app.add_option("--budget-seconds", a->budget, "CPU seconds per run")->check(CLI::PositiveNumber);
-  app.add_option("--max-passes", a->max_passes, "gradient passes per run (w-steps + tau-steps); 0 = no limit");
+  app.add_option("--max-passes", a->max_passes, "gradient passes per run (w-steps + tau-steps, two a round: rounds = ceil(P / 2)); 0 = no limit");
   app.add_option("--patience", a->patience, "stop after this many validation scorings without improvement; 0 = never");
   app.add_option("--stop-error", a->stop_error, "stop once the task's error rate is below this (distant XOR: 0.01)");
   app.add_option("--line-batch", a->line_batch,
                  "K > 0: cut the sequences into lines, each from the start state, K lines per unroll "
                  "(tasks with independent lines: distant_xor, alphabet); 0 = one sequence (the paper)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--checkpoint", a->checkpoint,
-                 "one run: save the training state to this .npz (atomically) every --checkpoint-every rounds and "
-                 "at the end");
+  app.add_option("--out", a->out,
+                 "one run: its run directory (config, metrics, checkpoints; tapegrad plot/eval read it); grid: the "
+                 "directory of every cell's run (default: a temporary one); a grid continues the cells it finds");
   app.add_option("--checkpoint-every", a->checkpoint_every, "rounds (w-step, tau-step, scoring) between checkpoints")
       ->check(CLI::PositiveNumber);
   app.add_flag("--resume", a->resume,
-               "continue the run saved in --checkpoint (same task, data, model and methods; the stopping rules may "
-               "change)");
+               "one run: continue the run in --out (same task, data, model and methods; --budget-seconds and "
+               "--max-passes may change)");
   app.add_option("--seed", a->seed, "seed of the graph and the initialisation");
   app.add_option("--data-seed", a->data_seed, "seed of the training and validation sequences");
   app.add_option("--sample", a->sample, "characters to sample from the best parameters at the end");
@@ -300,7 +297,7 @@ Run add_ollivier(CLI::App& app) {
     // Each pass builds and frees a tape of ~10^6 small nodes; glibc's fastbin consolidation then takes
     // about a third of the time. Without fastbins the same run is ~30% faster (measured with perf).
     mallopt(M_MXFAST, 0);
-    if (a->grid && (!a->checkpoint.empty() || a->resume)) throw Error("--checkpoint / --resume: one run only, not --grid");
+    if (a->grid && a->resume) throw Error("--resume: one run only (a grid continues the cells it finds in --out)");
     if (a->grid) return run_grid(*a);
     return run_one(*a);
   };

@@ -11,7 +11,8 @@
 #include "riemannian/metric_blocks.h"
 #include "riemannian/modulus.h"
 #include "riemannian/pass.h"
-#include "riemannian/training.h"
+#include "riemannian/optimizer.h"
+#include "tests/riemannian/rounds.h"
 #include "tasks/example.h"
 
 namespace tg::riemannian {
@@ -231,34 +232,34 @@ namespace {
 // never lowers the training likelihood.
 TEST(LineBatching, TrainingDoesNotDependOnTheChunkSize) {
   auto task = tasks::make("distant_xor", {{"T", 10}, {"lines", 9}});
-  Rng a(1), b(2);
-  const tasks::Batch train_seq = task->sample(1, a), valid_seq = task->sample(1, b);
-  std::vector<TrainResult> runs;
+  std::vector<std::vector<Scoring>> runs;
+  std::vector<ParamVec> best;
+  std::vector<std::pair<double, double>> rates;
   for (int64_t K : {2, 4, 100}) {
     auto m = tiny("glnn", task->signature().output_dim);
-    TrainOptions o;
-    o.max_passes = 12;
-    o.budget_seconds = 1e9;
+    RiemannianOptions o;
     o.line_batch = K;
-    runs.push_back(train(*m, *task, train_seq, valid_seq, o));
+    RiemannianOptimizer opt(*m, *task, o);
+    runs.push_back(run_rounds(opt, *m, *task, 6));  // 12 passes
+    best.push_back(opt.best_params().clone());
+    rates.emplace_back(opt.eta_w(), opt.eta_tau());
   }
-  for (const TrainResult& r : runs) {
-    ASSERT_EQ(r.history.size(), runs[0].history.size());
-    for (size_t k = 0; k < r.history.size(); ++k) {
-      const Scoring &x = r.history[k], &y = runs[0].history[k];
+  for (size_t r = 0; r < runs.size(); ++r) {
+    ASSERT_EQ(runs[r].size(), runs[0].size());
+    for (size_t k = 0; k < runs[r].size(); ++k) {
+      const Scoring &x = runs[r][k], &y = runs[0][k];
       EXPECT_EQ(x.pass, y.pass);
       EXPECT_NEAR(x.train_ll_bits, y.train_ll_bits, 1e-9);
       EXPECT_NEAR(x.valid_bits, y.valid_bits, 1e-9);
       EXPECT_NEAR(x.error, y.error, 1e-12);
-      EXPECT_EQ(x.eta_w, y.eta_w);
-      EXPECT_EQ(x.eta_tau, y.eta_tau);
       if (k > 0) {
-        EXPECT_GE(x.train_ll_bits, r.history[k - 1].train_ll_bits - 1e-12);
+        EXPECT_GE(x.train_ll_bits, runs[r][k - 1].train_ll_bits - 1e-12);
       }
     }
-    expect_near(r.best_params, runs[0].best_params, "best parameters");
+    expect_near(best[r], best[0], "best parameters");
+    EXPECT_EQ(rates[r], rates[0]);  // the same steps accepted and rejected
   }
-  EXPECT_GT(runs[0].last.train_ll_bits, runs[0].history[0].train_ll_bits);
+  EXPECT_GT(runs[0].back().train_ll_bits, runs[0].front().train_ll_bits);
 }
 
 }  // namespace

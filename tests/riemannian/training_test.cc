@@ -1,24 +1,28 @@
-// The training loop (riemannian/training): alternating steps under the x1.1 / undo-and-halve rate
-// rule never lower the training log-likelihood, every method improves on the initialisation of a small
-// a^n b^n problem, and the validation score is the mixed code length the task scores.
+// Ollivier's training procedure (riemannian/optimizer), driven round by round as the trainer drives
+// it: alternating steps under the x1.1 / undo-and-halve rate rule never lower the training
+// log-likelihood, every method improves on the initialisation of a small a^n b^n problem, and the
+// validation score is the mixed code length the task scores.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "models/ollivier.h"
-#include "riemannian/training.h"
+#include "riemannian/optimizer.h"
+#include "riemannian/trace.h"
 #include "tasks/ollivier_tasks.h"
+#include "tests/riemannian/rounds.h"
 
 namespace tg::riemannian {
 namespace {
 
 struct Problem {
   std::unique_ptr<tasks::Task> task = tasks::make("anbn", {{"pairs", 3}, {"n_min", 4}, {"n_max", 9}});
+  uint64_t data_seed = 1;
   tasks::Batch train, valid;
   Problem() {
-    Rng a(1), b(2);
-    train = task->sample(1, a);
-    valid = task->sample(1, b);
+    const Sequences s = draw_sequences(*task, data_seed);
+    train = s.train;
+    valid = s.valid;
   }
   std::unique_ptr<models::Model> model(const std::string& kind, int64_t units) const {
     std::vector<int32_t> in, out;
@@ -41,34 +45,34 @@ TEST(Training, RateRuleNeverLowersTheTrainingLikelihood) {
                                                       {"glnn", "rms"},         {"glnn", "bptt"}};
   for (auto [kind, method] : runs) {
     auto m = s.model(kind, 4);
-    TrainOptions o;
+    RiemannianOptions o;
     o.transition = transition_method(method);
     o.writing = std::string(method) == "fb" ? WritingMethod::dh : WritingMethod::qdh;
-    o.max_passes = 30;
-    o.budget_seconds = 1e9;
+    o.data_seed = s.data_seed;
     const Family f = Family::of(*m);
     const double ll0 = trace(*m, f, s.train, Need::value).ll / std::log(2.0);
-    TrainResult r = train(*m, *s.task, s.train, s.valid, o);
-    ASSERT_EQ(r.history.size(), 16u) << kind << " " << method;  // pass 0, then one per round
-    EXPECT_EQ(r.history[0].pass, 0);
-    EXPECT_NEAR(r.history[0].train_ll_bits, ll0, 1e-9);
+    RiemannianOptimizer opt(*m, *s.task, o);
+    const std::vector<Scoring> history = run_rounds(opt, *m, *s.task, 15);  // 30 passes
+    ASSERT_EQ(history.size(), 16u) << kind << " " << method;  // pass 0, then one per round
+    EXPECT_EQ(history[0].pass, 0);
+    EXPECT_NEAR(history[0].train_ll_bits, ll0, 1e-9);
     double prev = ll0;
-    for (const Scoring& sc : r.history) {
+    for (const Scoring& sc : history) {
       EXPECT_GE(sc.train_ll_bits, prev - 1e-9) << kind << " " << method << " pass " << sc.pass;
       prev = sc.train_ll_bits;
       EXPECT_NEAR(sc.regret, sc.valid_bits - s.valid.true_bits[0], 1e-9);
     }
-    EXPECT_GT(r.last.train_ll_bits, ll0 + 1) << kind << " " << method;
+    EXPECT_GT(history.back().train_ll_bits, ll0 + 1) << kind << " " << method;
     // The best scoring is the minimum over the history, and its parameters were kept.
     double best = INFINITY;
-    for (const Scoring& sc : r.history) best = std::min(best, sc.valid_bits);
-    EXPECT_EQ(r.best.valid_bits, best);
-    m->params().set_values(r.best_params);
+    for (const Scoring& sc : history) best = std::min(best, sc.valid_bits);
+    EXPECT_EQ(opt.best().valid_bits, best);
+    m->params().set_values(opt.best_params());
     const Trace v = trace(*m, f, s.valid, Need::value);
     EXPECT_NEAR(mixed_bits(v.logits, s.valid), best, 1e-9);
     // Every rejected step halved a rate, every accepted one multiplied it by 1.1.
-    const double n = 1.0 / 4, acc_w = 15 - static_cast<double>(r.rejected_w);
-    EXPECT_NEAR(r.last.eta_w, n * std::pow(1.1, acc_w) * std::pow(0.5, static_cast<double>(r.rejected_w)), 1e-12);
+    const double n = 1.0 / 4, acc_w = 15 - static_cast<double>(opt.rejected_w());
+    EXPECT_NEAR(opt.eta_w(), n * std::pow(1.1, acc_w) * std::pow(0.5, static_cast<double>(opt.rejected_w())), 1e-12);
   }
 }
 
@@ -92,44 +96,69 @@ TEST(Training, MixedBitsAreTheTasksMixedCodeLength) {
 namespace tg::riemannian {
 namespace {
 
-// A run stopped at any checkpoint and resumed from its state equals the uninterrupted run: every
-// scoring (but the CPU seconds), the rates, the rejected counts, the kept and the final parameters.
+// A run stopped at any checkpoint and resumed from its state (restored into a fresh optimizer and
+// model, as a new process would) equals the uninterrupted run: every scoring, the rates, the rejected
+// counts, the kept and the final parameters.
 TEST(Training, ResumedRunEqualsTheUninterruptedOne) {
   const Problem s;
   const std::pair<const char*, const char*> runs[] = {{"glnn", "rbpm"}, {"ollivier_rnn", "rms"}};
   for (auto [kind, method] : runs) {
-    TrainOptions o;
+    RiemannianOptions o;
     o.transition = transition_method(method);
-    o.max_passes = 24;
-    o.budget_seconds = 1e9;
-    o.checkpoint_every = 2;
+    o.data_seed = s.data_seed;
     auto m = s.model(kind, 4);
-    std::vector<TrainState> states;
-    const TrainResult whole =
-        train(*m, *s.task, s.train, s.valid, o, {}, [&](const TrainState& st) { states.push_back(st); });
-    ASSERT_EQ(states.size(), 6u);  // after rounds 2, 4, 6, 8, 10 and at the end
+    RiemannianOptimizer whole(*m, *s.task, o);
+    std::vector<optim::Optimizer::State> states;
+    std::vector<ParamVec> thetas;
+    const std::vector<Scoring> history = run_rounds(whole, *m, *s.task, 12, [&](const ParamVec& theta) {
+      states.push_back(whole.state());
+      thetas.push_back(theta.clone());
+    });
     const ParamVec final_params = m->params().values().clone();
-    for (size_t k : {size_t{0}, size_t{3}, states.size() - 1}) {
+    for (size_t k : {size_t{1}, size_t{6}, states.size() - 1}) {  // after rounds 1, 6 and 12
       auto r = s.model(kind, 4);  // a fresh process: the model at its initialisation
-      const TrainResult resumed = train(*r, *s.task, s.train, s.valid, o, {}, {}, &states[k]);
-      ASSERT_EQ(resumed.history.size(), whole.history.size()) << kind << " from state " << k;
-      for (size_t i = 0; i < whole.history.size(); ++i) {
-        const Scoring &x = resumed.history[i], &y = whole.history[i];
+      RiemannianOptimizer resumed(*r, *s.task, o);
+      resumed.restore(states[k]);
+      r->params().set_values(thetas[k]);
+      const std::vector<Scoring> rest = run_rounds(resumed, *r, *s.task, static_cast<int>(12 - (k + 1)));
+      for (size_t i = 0; i < rest.size(); ++i) {
+        const Scoring &x = rest[i], &y = history[k + 2 + i];  // history[0] is the initialisation
         EXPECT_EQ(x.pass, y.pass);
         EXPECT_EQ(x.train_ll_bits, y.train_ll_bits) << kind << " from state " << k << " scoring " << i;
         EXPECT_EQ(x.valid_bits, y.valid_bits);
-        EXPECT_EQ(x.eta_w, y.eta_w);
-        EXPECT_EQ(x.eta_tau, y.eta_tau);
       }
-      EXPECT_EQ(resumed.rejected_w, whole.rejected_w);
-      EXPECT_EQ(resumed.rejected_tau, whole.rejected_tau);
-      EXPECT_EQ(resumed.best.valid_bits, whole.best.valid_bits);
+      EXPECT_EQ(resumed.eta_w(), whole.eta_w());
+      EXPECT_EQ(resumed.eta_tau(), whole.eta_tau());
+      EXPECT_EQ(resumed.rejected_w(), whole.rejected_w());
+      EXPECT_EQ(resumed.rejected_tau(), whole.rejected_tau());
+      EXPECT_EQ(resumed.best().valid_bits, whole.best().valid_bits);
       for (int64_t i = 0; i < final_params.size(); ++i) {
         ASSERT_EQ(r->params().values().flat().at(i), final_params.flat().at(i)) << kind << " from state " << k;
-        ASSERT_EQ(resumed.best_params.flat().at(i), whole.best_params.flat().at(i));
+        ASSERT_EQ(resumed.best_params().flat().at(i), whole.best_params().flat().at(i));
       }
     }
   }
+}
+
+// A saved state that lacks an entry, or holds a foreign vector, is refused by name.
+TEST(Training, RestoreNamesWhatIsWrong) {
+  const Problem s;
+  auto m = s.model("glnn", 4);
+  RiemannianOptions o;
+  o.data_seed = s.data_seed;
+  RiemannianOptimizer opt(*m, *s.task, o);
+  run_rounds(opt, *m, *s.task, 2);
+  optim::Optimizer::State st = opt.state();
+  st.scalars.erase("eta_tau");
+  try {
+    opt.restore(st);
+    FAIL() << "restored a state without eta_tau";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'eta_tau'"), std::string::npos) << e.what();
+  }
+  st = opt.state();
+  st.vectors.emplace_back("velocity", m->params().values().clone());
+  EXPECT_THROW(opt.restore(st), Error);
 }
 
 }  // namespace

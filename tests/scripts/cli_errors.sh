@@ -58,7 +58,7 @@ expect unwritable_out "cannot create"                  -- train --task addition 
 expect existing_run_untouched "already holds a run|unknown key" -- train --task addition --config existing/keep.json --set bogus=1 --out existing
 expect eval_missing_run "no such file|cannot open"     -- eval --run nowhere
 expect unknown_subcommand "frobnicate"                 -- frobnicate
-expect ollivier_bad_method "transition method 'natural'" -- ollivier --transition natural --max-passes 1
+expect ollivier_bad_method "option 'transition' must be one of" -- ollivier --transition natural --max-passes 1
 expect ollivier_bad_task "not one of Ollivier's"       -- ollivier --task addition --max-passes 1
 expect ollivier_rnn_blocks "needs a gated model"       -- ollivier --model ollivier_rnn --transition rbpm --options '{"pairs":1,"n_min":3,"n_max":4}' --max-passes 2
 

@@ -2,7 +2,7 @@
 # Kills `tapegrad train` with SIGKILL at 20+ random moments. After every kill the checkpoint must
 # load, and the run continued with --resume must end bit-identical (parameters, optimizer state,
 # metrics) to an uninterrupted run with the same seed and thread count.
-# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise]
+# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise]   (optimizer: any of train's, riemannian included)
 # With "noise", training uses dropout and weight noise, drawn from the checkpointed RNG.
 set -euo pipefail
 TG=$1
@@ -18,6 +18,11 @@ args=(--model rnn --task addition --optimizer "$OPT" --seed 7 --steps $STEPS --q
       --set task_options.T=20 --set model_options.hidden=32 --set batch=100 --set curvature_batch=20
       --set eval_every=5 --set eval_batch=200 --set checkpoint_every=1 --set optimizer_options.max_cg=30)
 [ "$OPT" = hf ] || args=("${args[@]:0:${#args[@]}-2}")  # max_cg is an HF option
+if [ "$OPT" = riemannian ]; then  # Ollivier's methods train his models on his tasks, in float64
+  args=(--model glnn --task distant_xor --optimizer riemannian --seed 7 --steps 1500 --quiet --set dtype=float64
+        --set task_options.T=10 --set task_options.lines=400 --set model_options.units=6 --set model_options.graph=full
+        --set optimizer_options.line_batch=64 --set eval_every=5 --set eval_batch=2 --set checkpoint_every=1)
+fi
 [ "$NOISE" = noise ] && args+=(--set objective_options.input_dropout=0.2 --set objective_options.output_dropout=0.3
                                --set objective_options.weight_noise=0.01)
 

@@ -1,0 +1,38 @@
+// A training run's pieces built from its RunConfig: the task (and its held-out parts), the model as an
+// objective, and every option resolved; and the scoring of parameters on a task.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "models/objective.h"
+#include "optim/communicator.h"
+#include "tasks/task.h"
+#include "tools/run_config.h"
+
+namespace tg::cli {
+
+// A model and its tasks, built from a config: the model's input/output sizes come from the task.
+struct RunSetup {
+  RunConfig cfg;  // every option resolved (what config.json records)
+  std::unique_ptr<tasks::Task> train, valid, test;  // valid / test: the held-out parts, where the task has them
+  std::unique_ptr<models::ModelObjective> objective;
+};
+RunSetup make_run(RunConfig cfg);
+
+// A run saved by an older build lacks the options added since; they take their defaults, which leave
+// the run's meaning unchanged, so they are filled in before comparing (else every new option would
+// make old runs impossible to resume).
+RunConfig with_current_defaults(RunConfig c);
+
+struct EvalResult {
+  double loss = 0;        // mean loss per target (nats for softmax)
+  double error_rate = 0;  // the task's own measure (bits per character for text)
+  int64_t sequences = 0;
+};
+// Evaluates θ on `task`: its fixed sequences (up to max_sequences), or max_sequences fresh ones drawn
+// with a generator seeded by `seed` (the same every time: a fixed validation set). With a parallel
+// communicator, every rank scores its shard of each chunk and all get the combined result.
+EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const tasks::Task& task,
+                    int64_t max_sequences, uint64_t seed, optim::Communicator* comm = nullptr);
+
+}  // namespace tg::cli
