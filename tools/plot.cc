@@ -232,6 +232,8 @@ bool log_scale(const Panel& p) {
   for (const Line& l : p.lines)
     for (double y : l.y) lo = std::min(lo, y), hi = std::max(hi, y);
   if (!(lo > 0)) return false;
+  // Running totals grow from near 0: on a log scale their start would fill the panel.
+  if (p.base == "cpu_seconds" || p.base == "seconds" || p.base == "minibatches") return false;
   const Known* k = known(p.base);
   return (k && k->always_log) || hi / lo >= 100;
 }
