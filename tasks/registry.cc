@@ -45,6 +45,19 @@ nlohmann::json resolve(const TaskInfo& info, const nlohmann::json& user) {
   return merge_options(fmt::format("task '{}'", info.name), info.defaults, user, /*check_kinds=*/true);
 }
 
+Measure measure(const std::string& task) {
+  // One row per task whose error_rate is not a fraction of wrong sequences (lines, steps); keep in step
+  // with the error_rate overrides and docs/tasks.md. tests/tasks/registry_test.cc checks every task has a name.
+  if (task == "text") return {"bits per character", "bpc"};
+  if (task == "adding") return {"mean squared error", "MSE"};
+  if (task == "alphabet") return {"regret (bits per line)", "regret"};
+  if (task == "music") return {"regret (bits per bar)", "regret"};
+  if (task == "anbn") return {"regret (bits per pair)", "regret"};
+  for (const TaskInfo& t : registry())
+    if (t.name == task) return {"error rate", "error"};
+  return {"error measure", "error"};
+}
+
 std::unique_ptr<Task> make(const std::string& name, const nlohmann::json& options) {
   const TaskInfo& info = find(name);
   return info.make(resolve(info, options));

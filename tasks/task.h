@@ -64,4 +64,13 @@ const TaskInfo& find(const std::string& name);  // throws tg::Error naming the k
 nlohmann::json resolve(const TaskInfo& info, const nlohmann::json& user);
 std::unique_ptr<Task> make(const std::string& name, const nlohmann::json& options);  // resolve + info.make
 
+// What a task's error_rate measures, by the task's name alone, so that a finished run's config.json is
+// enough to label its plots and progress lines (no corpus to load). docs/tasks.md, "error measure".
+struct Measure {
+  std::string name;        // "error rate", "bits per character", "mean squared error", "regret (bits per line)"
+  std::string short_name;  // "error", "bpc", "MSE", "regret": for a progress line
+};
+// A name that is not a registered task gets {"error measure", "error"}.
+Measure measure(const std::string& task);
+
 }  // namespace tg::tasks

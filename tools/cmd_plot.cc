@@ -1,5 +1,6 @@
-// tapegrad plot --run DIR [-o FILE.png]: training curves from DIR/metrics.jsonl; with several --run and
-// --metric M [--x K]: one panel comparing the runs. Prints the PNG's path.
+// tapegrad plot --run DIR [-o FILE.png] [--all | --metrics a,b] [--x K]: a run's curves from
+// DIR/metrics.jsonl (by default the task's measure and the loss against wall-clock time); with several
+// --run and --metric M: one panel comparing the runs. Prints the PNG's path.
 #include <fmt/format.h>
 
 #include <memory>
@@ -15,18 +16,24 @@ Run add_plot(CLI::App& app) {
   auto run_dirs = std::make_shared<std::vector<std::string>>();
   auto output = std::make_shared<std::string>();
   auto y_key = std::make_shared<std::string>();
-  auto x_key = std::make_shared<std::string>("iteration");
+  auto what = std::make_shared<PlotSelection>();
   app.add_option("--run", *run_dirs, "run directory holding metrics.jsonl (repeat to compare runs)")->required();
   app.add_option("-o,--output", *output, "PNG to write (default: RUN/curves.png)");
+  auto* all = app.add_flag("--all", what->all, "draw every metric that changes, not only the measure and the loss");
+  app.add_option("--metrics", what->metrics, "draw these metrics of the run, e.g. lambda,rho,cg_iters")
+      ->delimiter(',')
+      ->excludes(all);
   app.add_option("--metric", *y_key, "compare the runs' metric, e.g. valid_error (with several --run)");
-  app.add_option("--x", *x_key, "x axis of the comparison: iteration, or a metric such as cpu_seconds or seconds");
-  return [run_dirs, output, y_key, x_key] {
+  app.add_option("--x", what->x,
+                 "x axis: seconds (wall-clock time, the default), cpu_seconds, iteration, or another metric");
+  return [run_dirs, output, y_key, what] {
     if (run_dirs->size() == 1 && y_key->empty()) {
-      fmt::print("{}\n", plot_run(run_dirs->front(), *output));
+      fmt::print("{}\n", plot_run(run_dirs->front(), *output, *what));
       return 0;
     }
     if (y_key->empty()) throw Error("plot: several --run need --metric (e.g. --metric valid_error)");
-    fmt::print("{}\n", plot_compare(*run_dirs, *y_key, *x_key, *output));
+    if (what->all || !what->metrics.empty()) throw Error("plot: --all and --metrics draw one run; compare runs with --metric");
+    fmt::print("{}\n", plot_compare(*run_dirs, *y_key, what->x, *output));
     return 0;
   };
 }

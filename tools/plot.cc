@@ -14,14 +14,17 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "tasks/task.h"
 
 namespace tg {
 namespace fs = std::filesystem;
@@ -44,12 +47,6 @@ std::string json_reason(const std::string& what) {
   return at == std::string::npos ? what : what.substr(at + 2);
 }
 
-// One panel: the series sharing a base name ("loss", "valid_loss" and "test_loss" share "loss").
-struct Panel {
-  std::string base;
-  std::vector<const MetricSeries*> series;
-};
-
 std::string base_name(const std::string& key) {
   std::string base = key;
   for (std::string_view prefix : {"train_", "training_", "valid_", "val_", "validation_", "test_", "eval_", "new_"})
@@ -62,15 +59,24 @@ std::string base_name(const std::string& key) {
   return it == alias.end() ? base : it->second;
 }
 
+// Which data a series is about, from its key's prefix: "validation", "test", "training" (no prefix).
+std::string data_part(const std::string& key) {
+  for (std::string_view p : {"valid_", "val_", "validation_", "eval_"})
+    if (key.compare(0, p.size(), p) == 0) return "validation";
+  if (key.compare(0, 5, "test_") == 0) return "test";
+  if (key.compare(0, 4, "new_") == 0) return "";
+  return "training";
+}
+
 // Known metrics: their panel order and titles; anything else follows in order of appearance.
 struct Known {
   std::string_view base, title;
   bool always_log;  // λ spans decades by design
 };
 constexpr Known kKnown[] = {
-    {"loss", "loss", false},
-    {"bpc", "bits per character", false},
     {"error_rate", "error rate", false},
+    {"bpc", "bits per character", false},
+    {"loss", "loss", false},
     {"accuracy", "accuracy", false},
     {"perplexity", "perplexity", false},
     {"grad_norm", "gradient norm", false},
@@ -87,13 +93,115 @@ const Known* known(const std::string& base) {
   return nullptr;
 }
 
-std::vector<Panel> make_panels(const Metrics& m) {
+// The task's measure: what the trainer logs as valid_error, and older runs' bpc.
+bool is_measure(const std::string& base) { return base == "error_rate" || base == "bpc"; }
+
+// What the run's config.json says; every field empty when it is missing or unreadable.
+struct RunInfo {
+  std::string model, task, optimizer;
+};
+
+// A line of a panel: points in plot units (x already scaled), and its legend.
+struct Line {
+  std::string key, label;
+  std::vector<double> x, y;
+};
+
+// One panel: the series sharing a base name ("loss", "valid_loss" and "test_loss" share "loss").
+struct Panel {
+  std::string base, title, ylabel;
+  std::vector<Line> lines;
+};
+
+// Everything a plot shows, decided before any gnuplot text is written.
+struct Plan {
+  std::string title, xlabel;
+  bool time_axis = false;  // x from 0
   std::vector<Panel> panels;
-  for (const MetricSeries& s : m.series) {
-    std::string base = base_name(s.key);
+  std::vector<std::string> caption;  // lines under the panels
+};
+
+// The x axis: a metric's values at each step (or the step counter itself) and the axis's label.
+struct XAxis {
+  std::string key;                 // the metric, or "" for the step counter
+  std::string name;                // "wall-clock time", "CPU time", "iteration", ...
+  std::map<double, double> at;     // step -> x, for a metric
+  bool time = false;               // seconds: shown in s, min or h
+};
+
+bool is_step_key(const std::string& key) {
+  return key == "step" || key == "iteration" || key == "iter" || key == "record";
+}
+
+const MetricSeries* find_series(const Metrics& m, const std::string& key) {
+  for (const MetricSeries& s : m.series)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+XAxis x_axis(const Metrics& m, const std::string& wanted, const std::string& file) {
+  XAxis a;
+  std::string key = wanted.empty() ? (find_series(m, "seconds") ? "seconds" : "") : wanted;
+  if (key.empty() || is_step_key(key) || key == m.x_key) {
+    a.name = m.x_key;
+    return a;
+  }
+  const MetricSeries* s = find_series(m, key);
+  if (!s) throw Error(fmt::format("{}: no metric '{}' for the x axis", file, key));
+  a.key = key;
+  a.time = key == "seconds" || key == "cpu_seconds";
+  a.name = key == "seconds" ? "wall-clock time" : key == "cpu_seconds" ? "CPU time" : key;
+  for (size_t i = 0; i < s->x.size(); ++i) a.at[s->x[i]] = s->y[i];
+  return a;
+}
+
+// A series' points against the x axis (points logged without an x value are left out).
+Line line_of(const MetricSeries& s, const XAxis& a) {
+  Line l{s.key, s.key, {}, {}};
+  for (size_t i = 0; i < s.x.size(); ++i) {
+    double x = s.x[i];
+    if (!a.key.empty()) {
+      auto it = a.at.find(x);
+      if (it == a.at.end()) continue;
+      x = it->second;
+    }
+    l.x.push_back(x);
+    l.y.push_back(s.y[i]);
+  }
+  return l;
+}
+
+// Seconds shown in minutes or hours when the run is long; returns the unit's name and scales the lines.
+std::string scale_time(std::vector<Line*> lines) {
+  double hi = 0;
+  for (const Line* l : lines)
+    for (double x : l->x) hi = std::max(hi, x);
+  const auto [unit, div] = hi > 7200 ? std::pair{"h", 3600.0} : hi > 120 ? std::pair{"min", 60.0} : std::pair{"s", 1.0};
+  for (Line* l : lines)
+    for (double& x : l->x) x /= div;
+  return unit;
+}
+
+// Never changes over two or more records: a setting (lr, momentum, sequences), not a curve.
+bool constant(const MetricSeries& s) {
+  return s.y.size() >= 2 && std::all_of(s.y.begin(), s.y.end(), [&](double y) { return y == s.y.front(); });
+}
+
+// Panel titles. The measure is named after the task (text's valid_error is bits per character).
+std::string panel_title(const std::string& base, const RunInfo& run) {
+  if (base == "error_rate" && !run.task.empty()) return tasks::measure(run.task).name;
+  const Known* k = known(base);
+  return k ? std::string(k->title) : base;
+}
+
+// Groups lines into panels by base name: known metrics first, in kKnown's order.
+std::vector<Panel> make_panels(std::vector<Line> lines, const RunInfo& run) {
+  std::vector<Panel> panels;
+  for (Line& l : lines) {
+    std::string base = base_name(l.key);
     auto it = std::find_if(panels.begin(), panels.end(), [&](const Panel& p) { return p.base == base; });
-    if (it == panels.end()) it = panels.insert(panels.end(), Panel{base, {}});
-    it->series.push_back(&s);
+    if (it == panels.end()) it = panels.insert(panels.end(), Panel{base, panel_title(base, run), "", {}});
+    it->lines.push_back(std::move(l));
   }
   auto rank = [](const Panel& p) {
     for (size_t i = 0; i < std::size(kKnown); ++i)
@@ -101,17 +209,49 @@ std::vector<Panel> make_panels(const Metrics& m) {
     return std::size(kKnown);
   };
   std::stable_sort(panels.begin(), panels.end(), [&](const Panel& a, const Panel& b) { return rank(a) < rank(b); });
+  for (Panel& p : panels) {
+    // The measure and the loss are read against each other: name their lines by the data, "validation".
+    if (is_measure(p.base) || p.base == "loss") {
+      bool all_valid = true;
+      for (Line& l : p.lines) {
+        const std::string part = data_part(l.key);
+        if (!part.empty() && p.lines.size() > 1) l.label = part;
+        all_valid = all_valid && part == "validation";
+      }
+      p.ylabel = p.title;
+      if (p.base == "loss" && run.task == "text") p.ylabel += " (nats per character)";
+      if (all_valid) p.title = "validation " + p.title;
+    }
+  }
   return panels;
 }
 
 // Log scale when every value is positive and they span two decades or more (or always, for λ).
 bool log_scale(const Panel& p) {
   double lo = INFINITY, hi = -INFINITY;
-  for (const MetricSeries* s : p.series)
-    for (double y : s->y) lo = std::min(lo, y), hi = std::max(hi, y);
+  for (const Line& l : p.lines)
+    for (double y : l.y) lo = std::min(lo, y), hi = std::max(hi, y);
   if (!(lo > 0)) return false;
+  // Running totals grow from near 0: on a log scale their start would fill the panel.
+  if (p.base == "cpu_seconds" || p.base == "seconds" || p.base == "minibatches") return false;
   const Known* k = known(p.base);
   return (k && k->always_log) || hi / lo >= 100;
+}
+
+// "a, b, c" broken into lines of at most `width` characters.
+std::vector<std::string> wrap(const std::string& head, const std::vector<std::string>& items, size_t width) {
+  std::vector<std::string> out;
+  std::string line = head;
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::string item = items[i] + (i + 1 < items.size() ? "," : "");
+    if (line.size() + 1 + item.size() > width && line.size() > head.size()) {
+      out.push_back(line);
+      line = "    ";
+    }
+    line += (line.empty() || line.back() == ' ' ? "" : " ") + item;
+  }
+  out.push_back(line);
+  return out;
 }
 
 // A gnuplot single-quoted string ('' stands for '). Every piece of text in a plot script that comes
@@ -176,55 +316,89 @@ void write_file(const fs::path& path, const std::string& text) {
   if (!out) throw Error(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
 }
 
-// The data file: one block per series (gnuplot's `index`), so series logged at different steps each
-// draw an unbroken line.
+// A key on one line, for the data file's comments (they name each block for a reader).
+std::string printable(std::string s) {
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return s;
+}
+
+// The data file: one block per line (gnuplot's `index`), so series logged at different steps each
+// draw an unbroken line. Each block starts with a comment naming its metric.
 std::string data_blocks(const std::vector<Panel>& panels) {
   std::string d;
   for (const Panel& p : panels)
-    for (const MetricSeries* s : p.series) {
-      d += fmt::format("# {}\n", s->key);
-      for (size_t i = 0; i < s->x.size(); ++i) d += fmt::format("{} {}\n", s->x[i], s->y[i]);
+    for (const Line& l : p.lines) {
+      d += fmt::format("# {}\n", printable(l.key));
+      for (size_t i = 0; i < l.x.size(); ++i) d += fmt::format("{} {}\n", l.x[i], l.y[i]);
       d += "\n\n";
     }
   return d;
 }
 
-std::string gnuplot_script(const std::vector<Panel>& panels, const Metrics& m, const std::string& data,
-                           const std::string& png, const std::string& title) {
-  int n = static_cast<int>(panels.size());
-  int cols = n == 1 ? 1 : n <= 4 ? 2 : 3;
-  int rows = (n + cols - 1) / cols;
-  int width = cols * 560, height = rows * 380 + 40;
+constexpr const char* kTerminal =
+    "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{ set terminal pngcairo noenhanced size {0},{1} font 'sans,10' }}"
+    " else {{ set terminal png noenhanced size {0},{1} }}\n";
+
+// Panels in a grid placed by hand (origin and size), leaving a strip on top for the title and one at the
+// bottom for the caption. Every string from outside (keys, names, the title) goes through gp_quote.
+std::string gnuplot_script(const Plan& plan, const std::string& data, const std::string& png) {
+  const int n = static_cast<int>(plan.panels.size());
+  const int cols = n == 1 ? 1 : n <= 4 ? 2 : 3;
+  const int rows = (n + cols - 1) / cols;
+  const int panel_w = 560, panel_h = 380, title_h = 34, line_h = 16;
+  const int caption_h = plan.caption.empty() ? 0 : static_cast<int>(plan.caption.size()) * line_h + 12;
+  const int width = cols * panel_w, height = title_h + rows * panel_h + caption_h;
   std::string s;
   s += "set encoding utf8\n";
   // gnuplot-nox has pngcairo; a gnuplot built without cairo still has libgd's png.
-  s += fmt::format(
-      "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{ set terminal pngcairo noenhanced size {0},{1} font 'sans,10' }}"
-      " else {{ set terminal png noenhanced size {0},{1} }}\n",
-      width, height);
+  s += fmt::format(kTerminal, width, height);
   s += fmt::format("set output {}\n", gp_quote(png));
-  s += fmt::format("set multiplot layout {},{} title {}\n", rows, cols, gp_quote(title));
+  s += "set multiplot\n";
   s += "set grid\nset key top right opaque\n";
-  s += fmt::format("set xlabel {}\n", gp_quote(m.x_key));
+  s += fmt::format("set xlabel {}\n", gp_quote(plan.xlabel));
+  // Title and caption as screen labels, drawn with the first panel only.
+  s += fmt::format("set label 1 {} at screen 0.5, {:.5f} center font ',12'\n", gp_quote(plan.title),
+                   1.0 - (title_h / 2.0 + 2) / height);
+  for (size_t i = 0; i < plan.caption.size(); ++i)
+    s += fmt::format("set label {} {} at screen {:.5f}, {:.5f} left\n", i + 2, gp_quote(plan.caption[i]), 12.0 / width,
+                     (caption_h - 6.0 - line_h * (i + 0.5)) / height);
+  s += fmt::format("set size {:.5f}, {:.5f}\n", 1.0 / cols, static_cast<double>(panel_h) / height);
+  // One x range for every panel, so that a moment of the run is at the same place in each.
+  double x_lo = INFINITY, x_hi = -INFINITY;
+  for (const Panel& p : plan.panels)
+    for (const Line& l : p.lines)
+      for (double x : l.x) x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
+  if (plan.time_axis) x_lo = std::min(x_lo, 0.0);
+  if (x_lo < x_hi) s += fmt::format("set xrange [{}:{}]\n", x_lo, x_hi);
   int index = 0;
-  for (const Panel& p : panels) {
-    const Known* k = known(p.base);
-    s += fmt::format("set title {}\n", gp_quote(k ? std::string(k->title) : p.base));
+  for (int i = 0; i < n; ++i) {
+    const Panel& p = plan.panels[i];
+    const int row = i / cols, col = i % cols;
+    s += fmt::format("set origin {:.5f}, {:.5f}\n", static_cast<double>(col) / cols,
+                     static_cast<double>(caption_h + (rows - 1 - row) * panel_h) / height);
+    s += fmt::format("set title {}\n", gp_quote(p.title));
+    s += fmt::format("set ylabel {}\n", gp_quote(p.ylabel));
     s += log_scale(p) ? "set logscale y\n" : "unset logscale y\n";
     s += "unset arrow\n";
-    s += p.series.size() > 1 ? "set key\n" : "unset key\n";  // a lone series is named by the panel title
+    s += p.lines.size() > 1 ? "set key\n" : "unset key\n";  // a lone series is named by the panel title
     if (p.base == "rho")  // the usual thresholds of the Levenberg-Marquardt rule for λ
       for (double r : {0.25, 0.75})
         s += fmt::format("set arrow from graph 0, first {0} to graph 1, first {0} nohead dt 2 lc rgb 'gray50'\n", r);
     s += "plot ";
-    for (size_t i = 0; i < p.series.size(); ++i) {
-      const MetricSeries* ser = p.series[i];
-      // Sparse series get point markers so that a single point is still visible.
-      std::string style = ser->x.size() <= 50 ? "linespoints pt 7 ps 0.6" : "lines";
-      s += fmt::format("{}{} index {} using 1:2 with {} lw 1.5 title {}", i ? ", " : "", gp_quote(data), index++,
-                       style, gp_quote(ser->key));
+    for (size_t j = 0; j < p.lines.size(); ++j) {
+      const Line& l = p.lines[j];
+      // Sparse series get point markers so that a single point is still visible; validation stands out.
+      std::string style = l.x.size() <= 50 ? "linespoints pt 7 ps 0.6" : "lines";
+      // One colour per data part in every panel: training 1, validation 2 (drawn heavier), test 3.
+      const std::string part = data_part(l.key);
+      const size_t colour = part == "validation" ? 2 : part == "test" ? 3 : part == "training" ? 1 : 4 + j;
+      const double lw = part == "validation" ? 2 : 1.2;
+      s += fmt::format("{}{} index {} using 1:2 with {} lw {} lc {} title {}", j ? ", " : "", gp_quote(data), index++,
+                       style, lw, colour, gp_quote(l.label));
     }
     s += "\n";
+    if (i == 0) s += "unset label\n";
   }
   s += "unset multiplot\nset output\n";
   return s;
@@ -338,20 +512,104 @@ void require_run_dir(const std::string& run_dir) {
   if (!fs::is_directory(run_dir, ec)) throw Error(fmt::format("'{}' is not a directory (--run wants a run directory)", run_dir));
 }
 
-const MetricSeries* find_series(const Metrics& m, const std::string& key) {
-  for (const MetricSeries& s : m.series)
-    if (s.key == key) return &s;
-  return nullptr;
+// A run's model, task and optimizer for titles and labels. The config is optional here: a copied
+// metrics.jsonl still plots, with generic names.
+RunInfo read_run_info(const std::string& run_dir) {
+  const std::string path = (fs::path(run_dir) / "config.json").string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return {};
+  try {
+    const nlohmann::json j = parse_json(read_text(path), path);
+    if (!j.is_object()) return {};
+    auto text = [&](const char* key) {
+      auto it = j.find(key);
+      return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    return {text("model"), text("task"), text("optimizer")};
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tapegrad plot: warning: %s: not read (%s); plotting without it\n", path.c_str(), e.what());
+    return {};
+  }
+}
+
+// "RUN: lstm on text, adam"
+std::string run_title(const std::string& run_dir, const RunInfo& run) {
+  std::string t = run_dir;
+  if (!run.model.empty() && !run.task.empty())
+    t += fmt::format(": {} on {}{}", run.model, run.task, run.optimizer.empty() ? "" : ", " + run.optimizer);
+  return t;
+}
+
+// The lines of a run's plot: the measure and the loss by default, else every changing metric or the
+// named ones; the rest goes to the caption.
+Plan plan_run(const Metrics& m, const RunInfo& run, const PlotSelection& what, const std::string& file) {
+  XAxis axis = x_axis(m, what.x, file);
+  for (const std::string& key : what.metrics)
+    if (!find_series(m, key)) {
+      std::vector<std::string> keys;
+      for (const MetricSeries& s : m.series) keys.push_back(s.key);
+      throw Error(fmt::format("{}: no metric '{}' (logged: {})", file, key, fmt::join(keys, ", ")));
+    }
+  std::vector<Line> drawn;
+  std::vector<std::string> constants, undrawn;
+  auto wanted_by_default = [](const std::string& key) {
+    const std::string base = base_name(key);
+    return is_measure(base) || (base == "loss" && !data_part(key).empty());  // not HF's new_loss
+  };
+  bool any_default = false;
+  for (const MetricSeries& s : m.series) any_default = any_default || wanted_by_default(s.key);
+  const bool all = what.all || (what.metrics.empty() && !any_default);  // nothing to show first: show all
+  for (const MetricSeries& s : m.series) {
+    if (s.key == axis.key) continue;
+    const bool named = std::find(what.metrics.begin(), what.metrics.end(), s.key) != what.metrics.end();
+    bool draw = what.metrics.empty() ? all || wanted_by_default(s.key) : named;
+    // A setting that never changes is a number, not a curve; the default pair is drawn even when flat.
+    if (draw && !named && constant(s) && !wanted_by_default(s.key)) draw = false;
+    if (draw) {
+      Line l = line_of(s, axis);
+      if (l.x.empty())
+        throw Error(fmt::format("{}: '{}' and '{}' are never logged together", file, s.key, axis.key));
+      drawn.push_back(std::move(l));
+    } else if (constant(s)) {
+      constants.push_back(fmt::format("{} {:.6g}", s.key, s.y.front()));
+    } else {
+      undrawn.push_back(s.key);
+    }
+  }
+  Plan plan;
+  plan.xlabel = axis.name;
+  plan.time_axis = axis.time;
+  if (axis.time) {
+    std::vector<Line*> lines;
+    for (Line& l : drawn) lines.push_back(&l);
+    plan.xlabel += " (" + scale_time(lines) + ")";
+  }
+  plan.panels = make_panels(std::move(drawn), run);
+  // Characters per caption line: about 7.5 px each in the 10-point font of 560 px panels.
+  const size_t n = plan.panels.size();
+  const size_t width = (n == 1 ? 560 : n <= 4 ? 1120 : 1680) * 2 / 15;
+  if (!undrawn.empty()) {
+    auto lines = wrap("also logged (tapegrad plot --all, or --metrics a,b):", undrawn, width);
+    plan.caption.insert(plan.caption.end(), lines.begin(), lines.end());
+  }
+  if (!constants.empty()) {
+    auto lines = wrap("constant:", constants, width);
+    plan.caption.insert(plan.caption.end(), lines.begin(), lines.end());
+  }
+  return plan;
 }
 }  // namespace
 
-std::string plot_run(const std::string& run_dir, const std::string& out_png) {
+std::string plot_run(const std::string& run_dir, const std::string& out_png, const PlotSelection& what) {
   require_run_dir(run_dir);
-  Metrics m = read_metrics((fs::path(run_dir) / "metrics.jsonl").string());
+  const std::string file = (fs::path(run_dir) / "metrics.jsonl").string();
+  Metrics m = read_metrics(file);
+  const RunInfo run = read_run_info(run_dir);
   std::string png = out_png.empty() ? (fs::path(run_dir) / "curves.png").string() : out_png;
-  std::vector<Panel> panels = make_panels(m);
-  return render_png(png, data_blocks(panels), [&](const std::string& data, const std::string& drawn) {
-    return gnuplot_script(panels, m, data, drawn, run_dir);
+  Plan plan = plan_run(m, run, what, file);
+  plan.title = run_title(run_dir, run);
+  return render_png(png, data_blocks(plan.panels), [&](const std::string& data, const std::string& drawn) {
+    return gnuplot_script(plan, data, drawn);
   });
 }
 
@@ -359,48 +617,61 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
                          const std::string& out_png) {
   if (run_dirs.empty()) throw Error("plot: no runs to compare");
   if (out_png.empty()) throw Error("plot: comparing runs needs an output file (-o FILE.png)");
-  std::string data;
-  std::vector<std::string> series;  // one plot clause per run, without its data file
-  for (size_t r = 0; r < run_dirs.size(); ++r) {
-    const std::string& dir = run_dirs[r];
+  std::vector<Line> lines;  // one per run
+  std::set<std::string> measures, x_names;
+  bool time = false;
+  for (const std::string& dir : run_dirs) {
     require_run_dir(dir);
     const std::string file = (fs::path(dir) / "metrics.jsonl").string();
     Metrics m = read_metrics(file);
     const MetricSeries* y = find_series(m, y_key);
     if (!y) throw Error(fmt::format("{}: no metric '{}'", file, y_key));
-    // x: the step counter itself, or another metric read at the same steps
-    std::map<double, double> x_at;
-    if (x_key != m.x_key) {
-      const MetricSeries* x = find_series(m, x_key);
-      if (!x) throw Error(fmt::format("{}: no metric '{}' for the x axis", file, x_key));
-      for (size_t i = 0; i < x->x.size(); ++i) x_at[x->x[i]] = x->y[i];
-    }
-    data += fmt::format("# {}\n", dir);
-    size_t points = 0;
-    for (size_t i = 0; i < y->x.size(); ++i) {
-      double xv = y->x[i];
-      if (x_key != m.x_key) {
-        auto it = x_at.find(y->x[i]);
-        if (it == x_at.end()) continue;
-        xv = it->second;
-      }
-      data += fmt::format("{} {}\n", xv, y->y[i]);
-      ++points;
-    }
-    if (points == 0) throw Error(fmt::format("{}: '{}' and '{}' are never logged together", file, y_key, x_key));
-    data += "\n\n";
-    std::string style = points <= 50 ? "linespoints pt 7 ps 0.6" : "lines";
+    const XAxis axis = x_axis(m, x_key.empty() ? "seconds" : x_key, file);
+    Line l = line_of(*y, axis);
+    if (l.x.empty())
+      throw Error(fmt::format("{}: '{}' and '{}' are never logged together", file, y_key, axis.key.empty() ? m.x_key : axis.key));
+    time = axis.time;
+    x_names.insert(axis.name);
+    const RunInfo run = read_run_info(dir);
+    measures.insert(panel_title(base_name(y_key), run));
     const std::string name = fs::path(dir).filename().string().empty() ? dir : fs::path(dir).filename().string();
-    series.push_back(fmt::format("index {} using 1:2 with {} lw 1.5 title {}", r, style, gp_quote(name)));
+    l.label = run.model.empty() ? name : fmt::format("{} ({}, {})", name, run.model, run.optimizer);
+    lines.push_back(std::move(l));
+  }
+  Plan plan;
+  plan.xlabel = fmt::format("{}", fmt::join(x_names, " / "));
+  if (time) {
+    std::vector<Line*> all;
+    for (Line& l : lines) all.push_back(&l);
+    plan.xlabel += " (" + scale_time(all) + ")";
+  }
+  // The y axis by the runs' measure when they share one ("validation bits per character"), else the key.
+  std::string ylabel = measures.size() == 1 ? *measures.begin() : y_key;
+  std::string title = ylabel;
+  if (data_part(y_key) == "validation" && measures.size() == 1) title = "validation " + ylabel;
+  plan.title = title;
+  plan.panels.push_back(Panel{base_name(y_key), "", ylabel, std::move(lines)});
+  std::string data;
+  for (size_t r = 0; r < plan.panels[0].lines.size(); ++r) {
+    const Line& l = plan.panels[0].lines[r];
+    data += fmt::format("# run {}\n", r + 1);
+    for (size_t i = 0; i < l.x.size(); ++i) data += fmt::format("{} {}\n", l.x[i], l.y[i]);
+    data += "\n\n";
   }
   return render_png(out_png, data, [&](const std::string& data_file, const std::string& drawn) {
     std::string s = "set encoding utf8\n";
-    s += "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo noenhanced size 900,600 font 'sans,10' }"
-         " else { set terminal png noenhanced size 900,600 }\n";
+    s += fmt::format(kTerminal, 900, 600);
     s += fmt::format("set output {}\n", gp_quote(drawn));
-    s += fmt::format("set grid\nset key top right opaque\nset xlabel {}\nset ylabel {}\n", gp_quote(x_key), gp_quote(y_key));
+    s += fmt::format("set grid\nset key top right opaque\nset title {}\nset xlabel {}\nset ylabel {}\n", gp_quote(plan.title),
+                     gp_quote(plan.xlabel), gp_quote(ylabel));
+    if (log_scale(plan.panels[0])) s += "set logscale y\n";
     s += "plot ";
-    for (size_t r = 0; r < series.size(); ++r) s += fmt::format("{}{} {}", r ? ", " : "", gp_quote(data_file), series[r]);
+    const auto& ls = plan.panels[0].lines;
+    for (size_t r = 0; r < ls.size(); ++r) {
+      std::string style = ls[r].x.size() <= 50 ? "linespoints pt 7 ps 0.6" : "lines";
+      s += fmt::format("{}{} index {} using 1:2 with {} lw 1.5 title {}", r ? ", " : "", gp_quote(data_file), r, style,
+                       gp_quote(ls[r].label));
+    }
     s += "\nset output\n";
     return s;
   });

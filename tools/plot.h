@@ -22,13 +22,27 @@ struct Metrics {
 // file. An unparsable last line without a newline is skipped with a warning: the run may be writing it.
 Metrics read_metrics(const std::string& jsonl_path);
 
-// Plots RUN_DIR/metrics.jsonl into out_png (RUN_DIR/curves.png when empty) and returns the PNG's path.
-// Series of one quantity ("loss", "valid_loss", "new_loss") share a panel; Hessian-free's λ (log scale), ρ and CG
-// iterations get their own. Throws tg::Error on bad input, when gnuplot is missing or when it fails.
-std::string plot_run(const std::string& run_dir, const std::string& out_png = "");
+// Which metrics plot_run draws. By default what a user looks at first: the task's measure on the
+// validation data (named from config.json's task: "bits per character" for text, "error rate", ...)
+// and the training and validation loss; the other metrics are named in a caption. `all` draws every
+// metric that changes; `metrics` exactly these keys. A metric that never changes is listed in the
+// caption with its value, never drawn as a flat panel (unless named in `metrics`).
+struct PlotSelection {
+  bool all = false;
+  std::vector<std::string> metrics;
+  // The x axis: "seconds" (wall-clock time, in s, min or h), "cpu_seconds", the step counter
+  // ("iteration"), or another metric. Empty: seconds when the run logs it, else the step counter.
+  std::string x;
+};
 
-// One panel comparing runs: y_key (e.g. "valid_error") against x_key (the step counter, or another
-// metric logged at the same steps, e.g. "cpu_seconds"), one line per run named by its directory.
+// Plots RUN_DIR/metrics.jsonl into out_png (RUN_DIR/curves.png when empty) and returns the PNG's path.
+// Series of one quantity ("loss", "valid_loss") share a panel; Hessian-free's λ gets a log scale and ρ
+// the thresholds of its rule. The title names the run, model, task and optimizer (RUN_DIR/config.json;
+// without it, the run alone). Throws tg::Error on bad input, when gnuplot is missing or when it fails.
+std::string plot_run(const std::string& run_dir, const std::string& out_png = "", const PlotSelection& what = {});
+
+// One panel comparing runs: y_key (e.g. "valid_error", labelled by the runs' task measure) against x_key
+// (as PlotSelection::x; empty: wall-clock time), one line per run named by its directory.
 // Throws tg::Error naming the file when a run lacks either key.
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
                          const std::string& out_png);

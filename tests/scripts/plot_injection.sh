@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Plotting someone else's run is safe: metric keys, run directory names and -o values with newlines,
+# Plotting someone else's run is safe: metric keys, run directory names, -o values and config.json's
+# model, task and optimizer names with newlines,
 # '!' (gnuplot's shell escape), backquotes and quotes never run a command. Each case either draws its
 # PNG or fails with one error line; no marker file appears.
 # Usage: plot_injection.sh path/to/tapegrad
@@ -53,5 +54,18 @@ done
 for out in $'o\n!touch '"$(marker out)"$'\n.png' "o'"$'\n!touch '"$(marker outq)"$'\n\'.png' 'o`touch '"$(marker outbq)"'`.png'; do
   check "-o $(printf %q "$out" | cut -c1-30)" "$TG" plot --run base -o "$work/$out"
 done
+# 4. hostile model, task and optimizer names in config.json (the title and legends name them)
+cp -r base cfg
+/usr/bin/python3 - cfg/config.json "$(marker cfg)" <<'PYEOF'
+import json, sys
+path, m = sys.argv[1], sys.argv[2]
+c = json.load(open(path))
+c["model"] = "m\n!touch " + m + "\n"
+c["task"] = "t'\n!touch " + m + "\n'"
+c["optimizer"] = "o`touch " + m + "`"
+json.dump(c, open(path, "w"))
+PYEOF
+check config_names "$TG" plot --run cfg
+check "compare config_names" "$TG" plot --run cfg --run base --metric valid_error -o "$work/cmp.png"
 [ "$fail" -eq 0 ] && echo "PASS: no command ran from hostile keys, directory names or output paths"
 exit "$fail"

@@ -98,5 +98,20 @@ TEST(Registry, GeneratorsHaveNoFixedSequences) {
   expect_error([&] { task->sequences(0, 1); }, {"generator"});
 }
 
+// Plots and progress lines name each task's measure; a new task must say what its error_rate is.
+TEST(Registry, EveryTaskNamesItsMeasure) {
+  for (const TaskInfo& info : registry()) {
+    SCOPED_TRACE(info.name);
+    const Measure m = measure(info.name);
+    EXPECT_NE(m.name, "error measure");
+    EXPECT_FALSE(m.short_name.empty());
+  }
+  EXPECT_EQ(measure("text").name, "bits per character");
+  EXPECT_EQ(measure("text").short_name, "bpc");
+  EXPECT_EQ(measure("addition").name, "error rate");
+  EXPECT_EQ(measure("adding").short_name, "MSE");
+  EXPECT_EQ(measure("no such task").name, "error measure");
+}
+
 }  // namespace
 }  // namespace tg::tasks
