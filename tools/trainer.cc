@@ -367,9 +367,9 @@ std::optional<Stop> Trainer::stop_after(const nlohmann::json& m, int64_t done, b
 
 std::string Trainer::progress_tail(const nlohmann::json& m) const {
   std::string tail = fmt::format("loss {:.4g}", m.value("loss", 0.0));
-  const bool text = run_.train->name() == "text";
   if (have_eval_)
-    tail += fmt::format("  valid {:.4g}  {} {:.4g}", last_eval_.loss, text ? "bpc" : "error", last_eval_.error_rate);
+    tail += fmt::format("  valid {:.4g}  {} {:.4g}", last_eval_.loss, tasks::measure(cfg_.task).short_name,
+                        last_eval_.error_rate);
   if (m.contains("lambda")) tail += fmt::format("  λ {:.3g}  cg {}", m["lambda"].get<double>(), m["cg_iters"].get<int>());
   if (m.contains("regret")) tail += fmt::format("  regret {:.1f} bits (best {:.1f})", m["regret"].get<double>(),
                                                 m["best_regret"].get<double>());
