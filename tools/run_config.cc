@@ -28,6 +28,7 @@ nlohmann::json to_json(const RunConfig& c) {
           {"eval_batch", c.eval_batch},
           {"checkpoint_every", c.checkpoint_every},
           {"stop_on_success", c.stop_on_success},
+          {"confirm_sequences", c.confirm_sequences},
           {"threads", c.threads},
           {"dtype", c.dtype}};
 }
@@ -72,6 +73,7 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   take(j, "eval_batch", c.eval_batch, where);
   take(j, "checkpoint_every", c.checkpoint_every, where);
   take(j, "stop_on_success", c.stop_on_success, where);
+  take(j, "confirm_sequences", c.confirm_sequences, where);
   take(j, "threads", c.threads, where);
   take(j, "dtype", c.dtype, where);
   auto positive = [&](int64_t v, const char* key) {
@@ -86,6 +88,9 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
       !(c.cpu_budget >= 0))
     throw Error(fmt::format("{}: eval_every, checkpoint_every, max_seconds and cpu_budget must be >= 0, eval_batch > 0",
                             where));
+  if (c.confirm_sequences < 0)
+    throw Error(fmt::format("{}: 'confirm_sequences' must be >= 0 (0: no confirmation), got {}", where,
+                            c.confirm_sequences));
   if (c.dtype != "float32" && c.dtype != "float64")
     throw Error(fmt::format("{}: 'dtype' must be float32 or float64, got '{}'", where, c.dtype));
   return c;

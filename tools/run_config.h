@@ -31,6 +31,8 @@ struct RunConfig {
   int64_t eval_batch = 1000;      // validation sequences (generated tasks) / at most this many (text)
   int64_t checkpoint_every = 10;  // iterations between checkpoints (also on exit and on SIGINT/SIGTERM)
   bool stop_on_success = false;   // stop (with a checkpoint) once validation meets the task's success criterion
+                                  // and a confirmation on confirm_sequences fresh ones does too
+  int64_t confirm_sequences = 10000;  // fresh sequences (never trained or validated on) that confirm a success
   int threads = 1;                // OpenBLAS threads (results are bitwise repeatable at a fixed count)
   std::string dtype = "float32";
 };

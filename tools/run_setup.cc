@@ -96,11 +96,14 @@ EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const ta
   const int64_t total = fixed > 0 ? std::min(fixed, max_sequences) : max_sequences;
   const int64_t chunk = 500;  // bounds the tape's memory
   Rng rng(seed ^ 0x9e3779b97f4a7c15ULL);
-  double loss_sum = 0, err_sum = 0, weight_sum = 0;
+  double loss_sum = 0, weight_sum = 0;
+  std::vector<double> chunk_errors, chunk_sizes;  // error sums (rate x sequences) and sizes per chunk
   for (int64_t first = 0; first < total; first += chunk) {
     int64_t n = std::min(chunk, total - first);
     tasks::Batch b = fixed > 0 ? task.sequences(first, n) : task.sample(n, rng);
     r.sequences += n;
+    chunk_sizes.push_back(static_cast<double>(n));
+    chunk_errors.push_back(0);
     if (parallel) {  // every rank draws the chunk (the generator stays in step) and scores its shard
       auto [f, count] = optim::DistributedObjective::shard(n, comm->rank(), comm->size());
       b = tasks::slice(b, f, count);
@@ -111,15 +114,25 @@ EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const ta
     double w = models::loss_weight(b, obj.model().output_kind(), outputs.at(0).shape()[1]);
     loss_sum += ev->value() * w;
     weight_sum += w;
-    err_sum += task.error_rate(b, outputs) * static_cast<double>(b.size());
+    chunk_errors.back() = task.error_rate(b, outputs) * static_cast<double>(b.size());
   }
   if (parallel) {
-    double sums[3] = {loss_sum, weight_sum, err_sum};
+    double sums[2] = {loss_sum, weight_sum};
     comm->sum(sums);
-    loss_sum = sums[0], weight_sum = sums[1], err_sum = sums[2];
+    loss_sum = sums[0], weight_sum = sums[1];
+    comm->sum(chunk_errors);
   }
+  double err_sum = 0;
+  for (double e : chunk_errors) err_sum += e;
   r.loss = loss_sum / weight_sum;
   r.error_rate = err_sum / static_cast<double>(r.sequences);
+  if (tasks::measure(task.name()).name == "error rate") {
+    r.interval = wilson_interval(r.error_rate, r.sequences);
+  } else {
+    std::vector<double> means;
+    for (size_t k = 0; k < chunk_errors.size(); ++k) means.push_back(chunk_errors[k] / chunk_sizes[k]);
+    r.interval = batch_means_interval(means, chunk_sizes);
+  }
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include "models/objective.h"
 #include "optim/communicator.h"
 #include "tasks/task.h"
+#include "tools/confidence.h"
 #include "tools/run_config.h"
 
 namespace tg::cli {
@@ -28,6 +29,8 @@ struct EvalResult {
   double loss = 0;        // mean loss per target (nats for softmax)
   double error_rate = 0;  // the task's own measure (bits per character for text)
   int64_t sequences = 0;
+  Interval interval{};    // 95% interval of error_rate: Wilson's for a fraction of wrong sequences,
+                          // batch means over chunks of 500 sequences for other measures
 };
 // Evaluates θ on `task`: its fixed sequences (up to max_sequences), or max_sequences fresh ones drawn
 // with a generator seeded by `seed` (the same every time: a fixed validation set). With a parallel
