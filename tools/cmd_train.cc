@@ -6,6 +6,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "ops/blas.h"
 #include "tasks/task_file.h"
 #include "tools/commands.h"
@@ -103,14 +104,9 @@ Run add_eval(CLI::App& app) {
     const tasks::Task* t = nullptr;
     std::string what;
     if (!data->empty()) {
-      if (!std::filesystem::exists(*data)) throw Error(fmt::format("{}: no such file", *data));
-      bool task_file = false;
-      {
-        std::ifstream in(*data);
-        std::string first;
-        std::getline(in, first);
-        task_file = first.find("\"tapegrad-task") != std::string::npos;
-      }
+      std::string first;  // through InputFile: a FIFO or a device is refused, not waited on
+      InputFile(*data, "data file", kMaxTaskFileBytes).read_line(first);
+      const bool task_file = first.find("\"tapegrad-task") != std::string::npos;
       if (task_file) {
         owned = tasks::open_task_file(*data);
       } else {

@@ -553,8 +553,13 @@ TEST(Npz, RandomGarbageMissingFilesAndDirectoriesAreErrors) {
     EXPECT_EQ(msg.rfind(path + ": ", 0), 0u) << msg;
   }
   std::string missing = dir / "missing.npz";
-  EXPECT_EQ(error_of([&] { read_npz(missing); }), missing + ": cannot open: No such file or directory");
-  EXPECT_EQ(error_of([&] { read_npz(dir.path().string()); }), dir.path().string() + ": not a regular file");
+  EXPECT_EQ(error_of([&] { read_npz(missing); }), "cannot read archive " + missing + ": no such file");
+  EXPECT_EQ(error_of([&] { read_npz(dir.path().string()); }), "cannot read archive " + dir.path().string() + ": it is a directory");
+  // A FIFO would block the open (nobody writes it) and /dev/zero never ends: both are refused at once.
+  std::string fifo = dir / "fifo.npz";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of([&] { read_npz(fifo); }), "cannot read archive " + fifo + ": not a regular file (a FIFO)");
+  EXPECT_EQ(error_of([&] { read_npz("/dev/zero"); }), "cannot read archive /dev/zero: not a regular file (a character device)");
 }
 
 // ------------------------------------------------------------------ atomic writes
