@@ -1,10 +1,12 @@
 #include "core/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -12,12 +14,36 @@
 
 namespace tg {
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {
+namespace {
+// The permissions fopen would have given (0666 less the umask): mkstemp's are 0600. umask can only be
+// read by setting it, so it is read once, before any other thread of ours writes files.
+mode_t new_file_mode() {
+  static const mode_t mode = [] {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return static_cast<mode_t>(0666 & ~mask);
+  }();
+  return mode;
+}
+}  // namespace
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp.XXXXXX") {
   if (path_.empty()) throw Error("no output file given");
   std::error_code ec;
   if (std::filesystem::is_directory(path_, ec)) throw Error(fmt::format("{}: cannot write: it is a directory", path_));
-  file_ = std::fopen(tmp_.c_str(), "wbe");  // e: close-on-exec, so children (gnuplot) never hold it open
-  if (!file_) fail(fmt::format("cannot create temporary file '{}', so cannot write it", tmp_));
+  // A unique name in PATH's directory (so the rename stays within one file system): two writers of
+  // PATH, or a stale temporary file, never share it. Close-on-exec, so children (gnuplot) never hold it.
+  const int fd = ::mkostemp(tmp_.data(), O_CLOEXEC);
+  if (fd < 0) {
+    done_ = true;  // nothing was created
+    fail(fmt::format("cannot create temporary file '{}', so cannot write it", tmp_));
+  }
+  if (::fchmod(fd, new_file_mode()) != 0 || !(file_ = ::fdopen(fd, "wb"))) {
+    const int err = errno;
+    ::close(fd);
+    errno = err;
+    fail(fmt::format("cannot set up temporary file '{}', so cannot write it", tmp_));
+  }
 }
 
 AtomicFile::~AtomicFile() {

@@ -3,14 +3,10 @@
 // numpy/lib/format.py (magic, version, little-endian header length, a Python dict literal, data).
 #include "core/npz.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +17,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/input_file.h"
 
 // Entry bytes are the host's bytes; numpy's "<" means little-endian.
 static_assert(std::endian::native == std::endian::little, "tools/npz.cc assumes a little-endian host");
@@ -457,29 +454,9 @@ std::vector<NpzEntry> ZipReader::read() {
   return entries;
 }
 
+// Through InputFile: a FIFO or a device given as a checkpoint is refused, not waited on or read forever.
 std::vector<uint8_t> read_whole_file(const std::string& path) {
-  auto fail = [&](std::string_view what) {
-    throw Error(fmt::format("{}: {}: {}", path, what, std::strerror(errno)));
-  };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail("cannot open");
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) fail("cannot stat");
-  if (!S_ISREG(st.st_mode)) throw Error(fmt::format("{}: not a regular file", path));
-  std::vector<uint8_t> buf(static_cast<size_t>(st.st_size));
-  size_t got = 0;
-  while (got < buf.size()) {
-    ssize_t n = ::read(fd, buf.data() + got, buf.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("cannot read");
-    if (n == 0) throw Error(fmt::format("{}: file shrank while being read", path));
-    got += static_cast<size_t>(n);
-  }
-  return buf;
+  return InputFile(path, "archive", kMaxCheckpointBytes).read_all<std::vector<uint8_t>>();
 }
 
 }  // namespace

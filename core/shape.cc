@@ -1,5 +1,7 @@
 #include "core/shape.h"
 
+#include <limits>
+
 #include "core/error.h"
 #include "core/site.h"
 
@@ -11,7 +13,11 @@ Shape::Shape(std::initializer_list<int64_t> dims) {
 
 int64_t Shape::size() const {
   int64_t n = 1;
-  for (int i = 0; i < rank_; ++i) n *= d_[i];
+  // Extents come from files and options too: a product past int64 would wrap to a small or negative
+  // size and allocate the wrong amount.
+  for (int i = 0; i < rank_; ++i)
+    if (__builtin_mul_overflow(n, d_[i], &n))
+      throw ShapeError(fmt::format("shape {}: more than {} elements", str(), std::numeric_limits<int64_t>::max()));
   return n;
 }
 

@@ -2,14 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iterator>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/json.h"
 #include "core/atomic_file.h"
 #include "tasks/generated.h"
@@ -154,6 +152,13 @@ TaskFileHeader parse_header(const json& j, const Where& w) {
   return h;
 }
 
+// A value for a message: short ones whole, a list by its length.
+std::string brief(const json& v) {
+  if (v.is_array()) return fmt::format("a list of {}", v.size());
+  std::string d = v.dump();
+  return d.size() > 40 ? d.substr(0, 40) + "..." : d;
+}
+
 bool finite_number(const json& v) { return v.is_number() && std::isfinite(v.get<double>()); }
 
 uint8_t mask_value(const json& v, const Where& w, const char* key, size_t t) {
@@ -168,8 +173,21 @@ Example parse_example(const json& j, const Signature& s, const Where& w) {
   if (!j.contains("inputs") || !j["inputs"].is_array() || j["inputs"].empty())
     w.fail("\"inputs\" must be a non-empty list (one entry per step)");
   const int64_t L = static_cast<int64_t>(j["inputs"].size());
-  Example e = blank_example(s, L);
   const json& inputs = j["inputs"];
+  if (!j.contains("targets") || !j["targets"].is_array() || static_cast<int64_t>(j["targets"].size()) != L)
+    w.fail(fmt::format("\"targets\" must be a list of {} entries, like \"inputs\" (null where a step has no target)", L));
+  const json& targets = j["targets"];
+  // The lists' lengths are checked before anything is allocated: the buffers are sized by the header,
+  // so a header declaring 250,000,000 inputs would otherwise cost 2 GB per line before any check.
+  for (int64_t t = 0; t < L; ++t) {
+    if (!s.symbolic_input && (!inputs[t].is_array() || static_cast<int64_t>(inputs[t].size()) != s.input_dim))
+      w.fail(fmt::format("\"inputs\"[{}]: expected a list of {} numbers (got {})", t, s.input_dim, brief(inputs[t])));
+    if (s.output != OutputKind::softmax && !targets[t].is_null() &&
+        (!targets[t].is_array() || static_cast<int64_t>(targets[t].size()) != s.output_dim))
+      w.fail(fmt::format("\"targets\"[{}]: expected null or a list of {} numbers (got {})", t, s.output_dim,
+                         brief(targets[t])));
+  }
+  Example e = blank_example(s, L);
   for (int64_t t = 0; t < L; ++t) {
     const json& v = inputs[t];
     if (s.symbolic_input) {
@@ -177,17 +195,12 @@ Example parse_example(const json& j, const Signature& s, const Where& w) {
         w.fail(fmt::format("\"inputs\"[{}]: expected a symbol in [0, {}) (got {})", t, s.input_dim, v.dump()));
       e.input_symbols[t] = v.get<int32_t>();
     } else {
-      if (!v.is_array() || static_cast<int64_t>(v.size()) != s.input_dim)
-        w.fail(fmt::format("\"inputs\"[{}]: expected a list of {} numbers", t, s.input_dim));
       for (int64_t k = 0; k < s.input_dim; ++k) {
         if (!finite_number(v[k])) w.fail(fmt::format("\"inputs\"[{}][{}]: expected a finite number (got {})", t, k, v[k].dump()));
         e.input_dense[t * s.input_dim + k] = v[k].get<double>();
       }
     }
   }
-  if (!j.contains("targets") || !j["targets"].is_array() || static_cast<int64_t>(j["targets"].size()) != L)
-    w.fail(fmt::format("\"targets\" must be a list of {} entries, like \"inputs\" (null where a step has no target)", L));
-  const json& targets = j["targets"];
   for (int64_t t = 0; t < L; ++t) {
     const json& v = targets[t];
     e.loss_mask[t] = !v.is_null();
@@ -198,8 +211,6 @@ Example parse_example(const json& j, const Signature& s, const Where& w) {
       e.target_symbols[t] = v.get<int32_t>();
     } else {
       const bool logistic = s.output == OutputKind::logistic;
-      if (!v.is_array() || static_cast<int64_t>(v.size()) != s.output_dim)
-        w.fail(fmt::format("\"targets\"[{}]: expected null or a list of {} numbers", t, s.output_dim));
       for (int64_t k = 0; k < s.output_dim; ++k) {
         if (!finite_number(v[k]) || (logistic && (v[k].get<double>() < 0 || v[k].get<double>() > 1)))
           w.fail(fmt::format("\"targets\"[{}][{}]: expected {} (got {})", t, k,
@@ -348,18 +359,13 @@ void write_task_file(const std::string& path, const Task& task, const json& opti
 }
 
 TaskFile read_task_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw Error(fmt::format("cannot read task file {}: no such file", path));
-  if (fs::is_directory(path, ec)) throw Error(fmt::format("cannot read task file {}: it is a directory", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read task file {}: {}", path, std::strerror(errno)));
+  InputFile in(path, "task file", kMaxTaskFileBytes);  // a FIFO or a device is refused, not waited on
   TaskFile f;
   f.path = path;
   std::optional<int64_t> count;
   std::string line;
   int64_t n = 0;
-  while (std::getline(in, line)) {
+  while (in.read_line(line)) {
     ++n;
     const Where w{path, n};
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -378,7 +384,6 @@ TaskFile read_task_file(const std::string& path) {
       f.examples.push_back(parse_example(j, f.header.signature, w));
     }
   }
-  if (in.bad()) throw Error(fmt::format("cannot read task file {}: read error", path));
   if (n == 0) throw Error(fmt::format("{}: empty file (expected a header line and one line per sequence)", path));
   if (f.examples.empty()) throw Error(fmt::format("{}: no sequences after the header", path));
   if (count && *count != static_cast<int64_t>(f.examples.size()))
@@ -388,9 +393,13 @@ TaskFile read_task_file(const std::string& path) {
 }
 
 bool looks_like_task_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
   std::string first;
-  if (!in || !std::getline(in, first)) return false;
+  try {
+    InputFile in(path, "data file", kMaxTaskFileBytes);  // never blocks on a FIFO
+    if (!in.read_line(first)) return false;
+  } catch (const Error&) {
+    return false;  // not a readable regular file: whoever reads it next says why
+  }
   const json j = parse_json(first, path, false);
   return j.is_object() && j.contains("format") && j["format"] == kFormat;
 }

@@ -7,11 +7,10 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/json.h"
 #include "core/atomic_file.h"
 #include "tasks/example.h"
@@ -27,18 +26,6 @@ namespace {
 
 int64_t line_of(std::string_view bytes, size_t offset) {
   return 1 + std::count(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
-}
-
-std::string read_bytes(const std::string& path, const std::string& what) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw Error(fmt::format("cannot read {} {}: no such file", what, path));
-  if (fs::is_directory(path, ec)) throw Error(fmt::format("cannot read {} {}: it is a directory", what, path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read {} {}: {}", what, path, std::strerror(errno)));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(fmt::format("cannot read {} {}: read error", what, path));
-  return bytes;
 }
 
 }  // namespace
@@ -81,7 +68,7 @@ std::u32string decode_utf8(std::string_view bytes, const std::string& name) {
 }
 
 std::u32string read_utf8_file(const std::string& path) {
-  const std::string bytes = read_bytes(path, "text file");
+  const std::string bytes = read_input_file(path, "text file", kMaxTextFileBytes);  // refuses FIFOs and devices
   if (bytes.empty()) throw Error(fmt::format("{}: empty file (expected UTF-8 text)", path));
   if (const size_t nul = bytes.find('\0'); nul != std::string::npos)
     throw Error(fmt::format("{}:{}: binary file, not text (NUL byte at byte offset {})", path, line_of(bytes, nul), nul));
@@ -181,7 +168,7 @@ Vocabulary Vocabulary::from_json(const nlohmann::json& j, const std::string& nam
 }
 
 Vocabulary Vocabulary::load(const std::string& path) {
-  const std::string bytes = read_bytes(path, "vocabulary");
+  const std::string bytes = read_input_file(path, "vocabulary", kMaxJsonFileBytes);
   nlohmann::json j = parse_json(bytes, path, false);
   if (j.is_discarded()) throw Error(fmt::format("{}: not valid JSON (expected a tapegrad vocabulary)", path));
   return from_json(j, path);

@@ -1,14 +1,21 @@
 // tapegrad train / eval / sample: training runs of the model zoo on the tasks, and their use.
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 
 #include "core/error.h"
+#include "core/input_file.h"
+#include "core/json.h"
+#include "core/npz.h"
 #include "ops/blas.h"
 #include "tasks/task_file.h"
 #include "tools/commands.h"
+#include "tools/config_diff.h"
 #include "tools/trainer.h"
 
 namespace tg::cli {
@@ -51,11 +58,48 @@ struct LoadedRun {
   RunSetup run;
   ParamVec theta;
 };
-LoadedRun load_run(const std::string& dir) {
-  RunConfig cfg = run_config_from_json(read_json_file(dir + "/config.json"), dir + "/config.json");
-  LoadedRun r{make_run(cfg), {}};
+// The checkpoint holds the config its parameters were trained with; config.json is a readable copy.
+// An edited copy must not silently turn the parameters into a different model, and a lost one must not
+// make the run unusable: `who` (eval, sample) refuses a mismatch naming the first differing option,
+// and without config.json uses the checkpoint's config.
+LoadedRun load_run(const std::string& dir, const std::string& who) {
+  const std::string cfg_path = dir + "/config.json", ckpt_path = dir + "/checkpoint.npz";
+  nlohmann::json saved;
+  try {
+    saved = parse_json(NpzArchive(ckpt_path).bytes("config"), ckpt_path + ": config");
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: corrupt JSON state: {}", ckpt_path, e.what()));
+  }
+  const RunConfig trained = run_config_from_json(saved, ckpt_path + ": config");
+  RunSetup run;
+  struct stat st {};
+  if (::lstat(cfg_path.c_str(), &st) != 0 && errno == ENOENT) {
+    std::fprintf(stderr, "%s: %s is missing; using the config stored in %s\n", who.c_str(), cfg_path.c_str(),
+                 ckpt_path.c_str());
+    run = make_run(trained);
+  } else {
+    RunConfig copy = run_config_from_json(read_json_file(cfg_path), cfg_path);
+    // --resume may change how long a run trains (and the checkpoint records it), nothing else
+    copy.steps = trained.steps;
+    copy.max_seconds = trained.max_seconds;
+    copy.cpu_budget = trained.cpu_budget;
+    run = make_run(trained);
+    // A run of an older build lacks the options added since: compare both with the defaults filled in.
+    if (to_json(copy) != to_json(trained)) {
+      nlohmann::json resolved = to_json(copy);
+      try {
+        resolved = to_json(make_run(copy).cfg);
+      } catch (const Error&) {  // an edit that makes no valid run: the raw difference says which
+      }
+      if (auto d = first_difference(to_json(run.cfg), resolved, "in the checkpoint", "in config.json"))
+        throw Error(fmt::format("{}: {} does not match the config the run was trained with ({}): {}; restore it, or "
+                                "delete it to use the checkpoint's",
+                                who, cfg_path, ckpt_path, *d));
+    }
+  }
+  LoadedRun r{std::move(run), {}};
   blas::set_threads(r.run.cfg.threads);
-  Checkpoint c = load_checkpoint(dir + "/checkpoint.npz", r.run.objective->params());
+  Checkpoint c = load_checkpoint(ckpt_path, r.run.objective->params());
   r.theta = c.theta;
   return r;
 }
@@ -97,20 +141,15 @@ Run add_eval(CLI::App& app) {
   app.add_option("--seed", *seed, "seed of the fresh test sequences");
   app.add_option("-n", *count, "number of test sequences (at most, for fixed data)")->check(CLI::Range(int64_t{1}, INT64_MAX));
   return [=] {
-    LoadedRun r = load_run(*dir);
+    LoadedRun r = load_run(*dir, "eval");
     const RunConfig& cfg = r.run.cfg;
     std::unique_ptr<tasks::Task> owned;
     const tasks::Task* t = nullptr;
     std::string what;
     if (!data->empty()) {
-      if (!std::filesystem::exists(*data)) throw Error(fmt::format("{}: no such file", *data));
-      bool task_file = false;
-      {
-        std::ifstream in(*data);
-        std::string first;
-        std::getline(in, first);
-        task_file = first.find("\"tapegrad-task") != std::string::npos;
-      }
+      std::string first;  // through InputFile: a FIFO or a device is refused, not waited on
+      InputFile(*data, "data file", kMaxTaskFileBytes).read_line(first);
+      const bool task_file = first.find("\"tapegrad-task") != std::string::npos;
       if (task_file) {
         owned = tasks::open_task_file(*data);
       } else {
@@ -158,7 +197,7 @@ Run add_sample(CLI::App& app) {
   app.add_option("--temperature", *temperature, "softmax temperature (0: greedy)")->check(CLI::Range(0.0, 100.0));
   app.add_option("--seed", *seed, "sampling seed");
   return [=] {
-    LoadedRun r = load_run(*dir);
+    LoadedRun r = load_run(*dir, "sample");
     const tasks::Signature sig = r.run.train->signature();
     if (sig.alphabet.empty() || !sig.symbolic_input)
       throw Error(fmt::format("sample: run {} models task '{}', which has no characters to sample", *dir, r.run.cfg.task));

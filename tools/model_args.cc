@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/json.h"
 
 namespace tg::cli {
@@ -19,11 +17,8 @@ void add_model_args(CLI::App& app, ModelArgs& a) {
 nlohmann::json user_options(const ModelArgs& a) {
   nlohmann::json opts = nlohmann::json::object();
   if (!a.config.empty()) {
-    std::ifstream in(a.config);
-    if (!in) throw Error(fmt::format("cannot read config file '{}'", a.config));
-    std::stringstream text;
-    text << in.rdbuf();
-    nlohmann::json file = parse_json(text.str(), "--config", false);
+    const std::string text = read_input_file(a.config, "config", kMaxJsonFileBytes);  // no FIFOs or devices
+    nlohmann::json file = parse_json(text, "--config", false);
     if (file.is_discarded()) throw Error(fmt::format("config file '{}' is not valid JSON", a.config));
     if (!file.is_object()) throw Error(fmt::format("config file '{}' must hold a JSON object of options", a.config));
     opts.update(file);

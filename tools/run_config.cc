@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <utility>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/json.h"
 
 namespace tg::cli {
@@ -37,6 +41,27 @@ namespace {
 template <class T>
 void take(const nlohmann::json& j, const char* key, T& out, const std::string& where) {
   if (!j.contains(key)) return;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // nlohmann converts a float to an integer with a plain cast: "batch": 1e300 became INT64_MIN
+    // (undefined behaviour). An integral float (100.0 from some JSON writers) counts, within T's range.
+    using limits = std::numeric_limits<T>;
+    const nlohmann::json& v = j.at(key);
+    std::optional<T> x;
+    if (v.is_number_unsigned()) {
+      if (std::in_range<T>(v.get<uint64_t>())) x = static_cast<T>(v.get<uint64_t>());
+    } else if (v.is_number_integer()) {
+      if (std::in_range<T>(v.get<int64_t>())) x = static_cast<T>(v.get<int64_t>());
+    } else if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (d == std::floor(d) && d >= static_cast<double>(limits::min()) && d < std::ldexp(1.0, limits::digits))
+        x = static_cast<T>(d);
+    }
+    if (!x)
+      throw Error(fmt::format("{}: '{}' must be an integer in [{}, {}] (got {})", where, key, limits::min(), limits::max(),
+                              v.dump()));
+    out = *x;
+    return;
+  }
   try {
     out = j.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {
@@ -115,12 +140,9 @@ void apply_set(nlohmann::json& j, const std::string& assignment) {
 }
 
 nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = read_input_file(path, "config", kMaxJsonFileBytes);  // no FIFOs, devices or huge files
   try {
-    return parse_json(ss.str(), path);
+    return parse_json(text, path);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }

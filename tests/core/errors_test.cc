@@ -52,6 +52,14 @@ TEST(Errors, BadArgumentsOfShapeOps) {
   EXPECT_NE(error_of([&] { ops::sum(x, 2); }).find("axis 2 out of range"), std::string::npos);
 }
 
+TEST(Errors, ShapeSizeOverflowIsAnError) {
+  // 2^32 x 2^32 wrapped to 0 elements before the check.
+  const Shape s{int64_t{1} << 32, int64_t{1} << 32};
+  EXPECT_EQ(error_of([&] { (void)s.size(); }), "shape [4294967296,4294967296]: more than 9223372036854775807 elements");
+  EXPECT_EQ((Shape{int64_t{1} << 31, int64_t{1} << 31}.size()), int64_t{1} << 62);
+  EXPECT_EQ((Shape{0, int64_t{1} << 62, 4}.size()), 0);
+}
+
 TEST(Errors, CheckFiniteNamesTheFirstNonFiniteNode) {
   Graph g(GraphOptions{.check_finite = true});
   Var x = g.input(Tensor::from({2}, std::vector<double>{1.0, -1.0}, DType::f64));

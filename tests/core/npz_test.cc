@@ -20,6 +20,7 @@
 
 #include "core/error.h"
 #include "tests/harness/error_of.h"
+#include "tests/harness/temp_files.h"
 #include "core/npz.h"
 
 namespace tg {
@@ -225,7 +226,7 @@ TEST(Npz, RoundTripKeepsNamesDtypesShapesAndBytes) {
   write_npz(path, written);
   std::vector<NpzEntry> read = read_npz(path);
   expect_same(written, read);
-  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  EXPECT_FALSE(check::has_temporary_files(path));
 
   Tensor w = to_tensor(read[0]);
   EXPECT_EQ(w.dtype(), DType::f32);
@@ -291,7 +292,7 @@ TEST(Npz, WriterRejectsInconsistentEntriesBeforeTouchingTheDisk) {
     std::string msg = error_of([&] { write_npz(path, entries); });
     EXPECT_TRUE(contains(msg, path + ": ") && contains(msg, part)) << msg;
     EXPECT_FALSE(fs::exists(path));
-    EXPECT_FALSE(fs::exists(path + ".tmp"));
+    EXPECT_FALSE(check::has_temporary_files(path));
   };
   expect_rejected({NpzEntry("x", "<f4", {3}, std::vector<uint8_t>(8))}, "needs 12 bytes but 8 are given");
   expect_rejected({NpzEntry("x", "<f2", {1}, std::vector<uint8_t>(2))}, "unsupported dtype '<f2'");
@@ -553,8 +554,13 @@ TEST(Npz, RandomGarbageMissingFilesAndDirectoriesAreErrors) {
     EXPECT_EQ(msg.rfind(path + ": ", 0), 0u) << msg;
   }
   std::string missing = dir / "missing.npz";
-  EXPECT_EQ(error_of([&] { read_npz(missing); }), missing + ": cannot open: No such file or directory");
-  EXPECT_EQ(error_of([&] { read_npz(dir.path().string()); }), dir.path().string() + ": not a regular file");
+  EXPECT_EQ(error_of([&] { read_npz(missing); }), "cannot read archive " + missing + ": no such file");
+  EXPECT_EQ(error_of([&] { read_npz(dir.path().string()); }), "cannot read archive " + dir.path().string() + ": it is a directory");
+  // A FIFO would block the open (nobody writes it) and /dev/zero never ends: both are refused at once.
+  std::string fifo = dir / "fifo.npz";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of([&] { read_npz(fifo); }), "cannot read archive " + fifo + ": not a regular file (a FIFO)");
+  EXPECT_EQ(error_of([&] { read_npz("/dev/zero"); }), "cannot read archive /dev/zero: not a regular file (a character device)");
 }
 
 // ------------------------------------------------------------------ atomic writes
@@ -586,12 +592,21 @@ TEST(Npz, ExistingFileSurvivesFailedWrites) {
   write_npz(path, {NpzEntry("version", std::vector<int64_t>{1})});
   const std::string before = read_bytes(path);
 
-  // The temporary name is taken (by a directory): the write fails before any byte is written.
-  fs::create_directory(path + ".tmp");
-  std::string msg = error_of([&] { write_npz(path, sample_entries()); });
+  // The temporary file cannot be created (no file descriptor left): the write fails before any byte
+  // is written. (Its name is unique, so a file or directory named PATH.tmp no longer gets in the way.)
+  std::string msg;
+  {
+    struct rlimit old {};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &old), 0);
+    struct rlimit none = old;
+    none.rlim_cur = 0;
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &none), 0);
+    msg = error_of([&] { write_npz(path, sample_entries()); });
+    ::setrlimit(RLIMIT_NOFILE, &old);
+  }
   EXPECT_TRUE(contains(msg, path + ": cannot create temporary file")) << msg;
   EXPECT_EQ(read_bytes(path), before);
-  fs::remove(path + ".tmp");
+  EXPECT_FALSE(check::has_temporary_files(path));
 
   // The disk "fills up" half-way (a file-size limit): the temporary file is removed.
   {
@@ -607,7 +622,7 @@ TEST(Npz, ExistingFileSurvivesFailedWrites) {
     EXPECT_TRUE(contains(msg, path + ": cannot write: File too large")) << msg;
   }
   EXPECT_EQ(read_bytes(path), before);
-  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  EXPECT_FALSE(check::has_temporary_files(path));
 
   // Invalid input is rejected before the disk is touched.
   msg = error_of([&] { write_npz(path, {NpzEntry("x", "<f4", {2}, std::vector<uint8_t>(3))}); });

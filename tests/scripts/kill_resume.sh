@@ -45,7 +45,7 @@ d = np.load(sys.argv[1])
 assert "theta" in d.files and "iteration" in d.files, d.files
 assert np.all(np.isfinite(d["theta"]))
 PYEOF
-  [ -e "$work/killed/checkpoint.npz.tmp" ] && rm -f "$work/killed/checkpoint.npz.tmp"  # a torn temp file is fine; the real one is intact
+  rm -f "$work/killed/checkpoint.npz.tmp".*  # a torn temporary file is fine; the real one is intact
   "$TG" train "${args[@]}" --out "$work/killed" --resume >/dev/null 2>&1 &
   pid=$!
   if [ "$kills" -ge 20 ]; then wait "$pid"; break; fi

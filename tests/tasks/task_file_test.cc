@@ -4,6 +4,7 @@
 
 #include "tasks/task_file.h"
 #include "tests/tasks/util.h"
+#include "tests/harness/temp_files.h"
 
 namespace tg::tasks {
 namespace {
@@ -48,7 +49,7 @@ TEST(TaskFile, RoundTripsWhatSampleGives) {
     auto task = info.make(cfg);
     const std::string path = dir.path(name + ".jsonl");
     write_task_file(path, *task, cfg, 42, n);
-    EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+    EXPECT_FALSE(check::has_temporary_files(path));
     const TaskFile f = read_task_file(path);
     EXPECT_EQ(f.header.task, name);
     EXPECT_EQ(f.header.options, cfg);
@@ -103,11 +104,11 @@ TEST(TaskFile, FailuresLeaveNoPartialOrDamagedFile) {
   FailingTask failing(make("addition", {{"T", 10}}));
   expect_error([&] { write_task_file(path, failing, nlohmann::json::object(), 1, 200); }, {"generator broke"});
   EXPECT_EQ(read_all(path), "previous contents\n");
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_FALSE(check::has_temporary_files(path));
   FailingTask failing2(make("addition", {{"T", 10}}));
   expect_error([&] { write_task_file(dir.path("new.jsonl"), failing2, nlohmann::json::object(), 1, 200); }, {"generator broke"});
   EXPECT_FALSE(std::filesystem::exists(dir.path("new.jsonl")));
-  EXPECT_FALSE(std::filesystem::exists(dir.path("new.jsonl.tmp")));
+  EXPECT_FALSE(check::has_temporary_files(dir.path("new.jsonl")));
   auto task = make("addition", {{"T", 10}});
   expect_error([&] { write_task_file(dir.path("no/dir/x.jsonl"), *task, nlohmann::json::object(), 1, 2); }, {"cannot write"});
   expect_error([&] { write_task_file(dir.path(""), *task, nlohmann::json::object(), 1, 2); }, {"directory"});

@@ -6,6 +6,7 @@
 
 #include "tasks/text.h"
 #include "tests/tasks/util.h"
+#include "tests/harness/temp_files.h"
 
 namespace tg::tasks {
 namespace {
@@ -56,7 +57,7 @@ TEST(Text, VocabularyRoundTripAndBadFiles) {
   ScratchDir dir;
   const text::Vocabulary v = text::Vocabulary::from_text(text::read_utf8_file(tiny_text_path()));
   v.save(dir.path("vocab.json"));
-  EXPECT_FALSE(std::filesystem::exists(dir.path("vocab.json.tmp")));
+  EXPECT_FALSE(check::has_temporary_files(dir.path("vocab.json")));
   const text::Vocabulary back = text::Vocabulary::load(dir.path("vocab.json"));
   EXPECT_TRUE(back == v);
   EXPECT_EQ(back.alphabet(), v.alphabet());
