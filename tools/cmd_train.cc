@@ -34,7 +34,14 @@ struct TrainArgs {
 RunConfig resolve_train_config(const TrainArgs& a) {
   nlohmann::json j = nlohmann::json::object();
   if (a.resume && a.config.empty()) {
-    j = read_json_file(a.out + "/config.json");
+    // config.json is a readable copy of the checkpoint's config: a lost one does not end the run
+    const std::string copy = a.out + "/config.json", ckpt = a.out + "/checkpoint.npz";
+    if (!std::filesystem::exists(copy) && std::filesystem::exists(ckpt)) {
+      std::fprintf(stderr, "train: %s is missing; resuming with the config stored in %s\n", copy.c_str(), ckpt.c_str());
+      j = parse_json(NpzArchive(ckpt).bytes("config"), ckpt + ": config");
+    } else {
+      j = read_json_file(copy);
+    }
   } else if (!a.config.empty()) {
     j = read_json_file(a.config);
   }
@@ -83,6 +90,7 @@ LoadedRun load_run(const std::string& dir, const std::string& who) {
     copy.steps = trained.steps;
     copy.max_seconds = trained.max_seconds;
     copy.cpu_budget = trained.cpu_budget;
+    copy.checkpoint_every = trained.checkpoint_every;
     run = make_run(trained);
     // A run of an older build lacks the options added since: compare both with the defaults filled in.
     if (to_json(copy) != to_json(trained)) {

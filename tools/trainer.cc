@@ -18,9 +18,11 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/npz.h"
 #include "ops/blas.h"
 #include "optim/distributed.h"
 #include "tasks/text.h"
+#include "tools/config_diff.h"
 #include "tools/optimizers.h"
 #include "tools/run_lock.h"
 
@@ -196,11 +198,46 @@ class Trainer {
   double seconds_since_start_ = 0;  // wall time of this invocation (the clock of --max-seconds)
 };
 
+// What must not change when a run is resumed: everything but how long it trains and how often it saves.
+nlohmann::json identity(RunConfig c) {
+  c.steps = 0;
+  c.max_seconds = c.cpu_budget = 0;
+  c.checkpoint_every = 0;
+  return to_json(c);
+}
+
+// Before the requested run is built: the model, task, optimizer and dtype of the run being resumed
+// (another optimizer would read the run's options as its own and name the wrong culprit).
+// The config a checkpoint's parameters were trained with.
+nlohmann::json saved_config(const std::string& ckpt_path) {
+  try {
+    return parse_json(NpzArchive(ckpt_path).bytes("config"), ckpt_path + ": config");
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: corrupt JSON state: {}", ckpt_path, e.what()));
+  }
+}
+
+void check_same_kind_of_run(const RunConfig& requested, const std::string& ckpt_path) {
+  if (!fs::exists(ckpt_path)) return;  // open_run_directory says so
+  const nlohmann::json saved = saved_config(ckpt_path);
+  const nlohmann::json asked = to_json(requested);
+  for (const char* key : {"model", "task", "optimizer", "dtype"})
+    if (saved.contains(key) && saved[key] != asked[key])
+      throw Error(fmt::format("train --resume: option '{}' is {} here but {} in the run in {} (only --steps, "
+                              "--max-seconds, --cpu-budget and checkpoint_every may change)",
+                              key, asked[key].dump(), saved[key].dump(), fs::path(ckpt_path).parent_path().string()));
+}
+
 // A new run's data files as absolute paths, so that eval and sample find them from any directory.
 RunConfig with_absolute_data_paths(RunConfig c, bool resume) {
   if (!resume && c.task == "text")
     c.task_options = tasks::text::with_absolute_paths(tasks::resolve(tasks::find("text"), c.task_options));
   return c;
+}
+
+RunConfig checked_request(RunConfig requested, const TrainOptions& opt) {
+  if (opt.resume) check_same_kind_of_run(requested, opt.out_dir + "/checkpoint.npz");
+  return with_absolute_data_paths(std::move(requested), opt.resume);
 }
 
 Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicator& comm)
@@ -211,7 +248,7 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
       cfg_path_(dir_ + "/config.json"),
       ckpt_path_(dir_ + "/checkpoint.npz"),
       metrics_path_(dir_ + "/metrics.jsonl"),
-      run_(make_run(with_absolute_data_paths(std::move(requested), opt.resume))),
+      run_(make_run(checked_request(std::move(requested), opt))),
       cfg_(run_.cfg),
       rng_(cfg_.seed * 0x2545F4914F6CDD1DULL + 1),
       valid_seed_(cfg_.seed + 1000003) {
@@ -248,17 +285,13 @@ void Trainer::open_run_directory() {
 }
 
 void Trainer::continue_from_checkpoint() {
-  Checkpoint c = load_checkpoint(ckpt_path_, run_.objective->params());
-  RunConfig saved = with_current_defaults(run_config_from_json(c.config, ckpt_path_));
-  // the run's identity must not change on resume; its length may
-  saved.steps = cfg_.steps;
-  saved.max_seconds = cfg_.max_seconds;
-  saved.cpu_budget = cfg_.cpu_budget;
-  saved.checkpoint_every = cfg_.checkpoint_every;  // how often to save is not part of what is trained
-  if (to_json(saved) != to_json(cfg_))
-    throw Error(fmt::format("train --resume: the options differ from the run in {} (only --steps, --max-seconds, "
+  // the options first: a changed size would otherwise be reported as arrays of the wrong length
+  const RunConfig saved = with_current_defaults(run_config_from_json(saved_config(ckpt_path_), ckpt_path_));
+  if (auto d = first_difference(identity(saved), identity(cfg_)))
+    throw Error(fmt::format("train --resume: the options differ from the run in {}: {} (only --steps, --max-seconds, "
                             "--cpu-budget and checkpoint_every may change)",
-                            dir_));
+                            dir_, *d));
+  Checkpoint c = load_checkpoint(ckpt_path_, run_.objective->params());
   theta_ = c.theta;
   rng_ = rng_from_string(c.rng_state, ckpt_path_);
   optimizer_->restore({c.optimizer_scalars, c.optimizer_vectors});

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# --resume names what differs: another optimizer (not "adam: unknown option 'armijo'"), a changed model
+# option with both values; checkpoint_every may change; a run whose config.json is gone resumes from the
+# checkpoint's config. Usage: resume_mismatch.sh TAPEGRAD
+set -euo pipefail
+TG=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OPENBLAS_NUM_THREADS=1
+fail=0
+"$TG" train --model rnn --task addition --optimizer hf --steps 3 --set task_options.T=10 --set model_options.hidden=8 \
+  --quiet --out "$work/run" > /dev/null
+expect() {  # name, pattern, args...
+  local name=$1 pattern=$2; shift 2
+  local code=0
+  "$TG" train --out "$work/run" --resume "$@" > /dev/null 2> "$work/err" || code=$?
+  if [ $code -ne 2 ] || [ "$(wc -l < "$work/err")" -ne 1 ] || ! grep -q -- "$pattern" "$work/err"; then
+    echo "FAIL $name: exit $code"; sed 's/^/    /' "$work/err"; fail=1
+  else
+    echo "ok $name: $(cat "$work/err")"
+  fi
+}
+expect other_optimizer "option 'optimizer' is \"adam\" here but \"hf\" in the run" --optimizer adam
+expect other_model_option "model_options.hidden: 8 in the run, 9 here" --set model_options.hidden=9
+expect other_hf_option "optimizer_options.max_cg: 300 in the run, 7 here" --set optimizer_options.max_cg=7
+"$TG" train --out "$work/run" --resume --steps 5 --set checkpoint_every=1 --quiet > /dev/null \
+  || { echo "FAIL: checkpoint_every may change on --resume"; fail=1; }
+rm "$work/run/config.json"
+if "$TG" train --out "$work/run" --resume --steps 6 --quiet > /dev/null 2> "$work/err" && grep -q "missing" "$work/err"; then
+  echo "ok: resumed without config.json: $(cat "$work/err")"
+else
+  echo "FAIL: a run without config.json did not resume"; cat "$work/err"; fail=1
+fi
+exit $fail
