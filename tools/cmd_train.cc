@@ -187,7 +187,10 @@ Run add_eval(CLI::App& app) {
     bool text = cfg.task == "text";
     fmt::print("eval {} on {}: {} sequences\n", *dir, what, e.sequences);
     fmt::print("loss {:.6f} {}\n", e.loss, text ? "nats/char" : "per target");
-    fmt::print("{} {:.6f}  ({}; success when below {})\n", text ? "bpc" : "error_rate", e.error_rate,
+    const std::string interval = std::isfinite(e.interval.low)
+                                     ? fmt::format("  95% interval [{:.6f}, {:.6f}]", e.interval.low, e.interval.high)
+                                     : std::string("  (no interval: fewer than 1,000 sequences)");
+    fmt::print("{} {:.6f}{}  ({}; success when below {})\n", text ? "bpc" : "error_rate", e.error_rate, interval,
                t->success_criterion(), t->success_threshold());
     return 0;
   };

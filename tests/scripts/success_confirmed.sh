@@ -44,3 +44,7 @@ if rejected == 0:
     sys.exit("FAIL: no validation pass was refused by its confirmation (make the validation set smaller)")
 print(f"ok: {rejected} validation passes refused by their confirmation; every stop confirmed on 10,000 fresh sequences")
 PYEOF
+# eval prints a 95% interval with the error rate.
+"$TG" eval --run "$work/s1" -n 2000 --seed 99 > "$work/eval.txt"
+grep -q '^error_rate [0-9.]*  95% interval \[[0-9.]*, [0-9.]*\]' "$work/eval.txt" || { echo "FAIL: eval printed no interval"; cat "$work/eval.txt"; exit 1; }
+echo "ok: $(grep '^error_rate' "$work/eval.txt" | cut -c1-60)"
