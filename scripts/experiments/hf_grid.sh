@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Fig. 4.1's grid (seed 000 ch. 4): every pathological problem at T in {30, 50, 100, 200}, 100 tanh
+# units, Hessian-free with structural damping and with Tikhonov damping only, seeds 1..SEEDS. One run
+# per cell and seed under runs/hf_grid/<problem>_T<T>_<damping>_s<seed>; success is the trainer's
+# confirmed rule (stop_on_success: validation on 2,000 sequences, then 10,000 fresh ones), within
+# BUDGET CPU seconds per run (default 900) and 2,000 HF iterations. Resumable: rerunning skips finished
+# runs and continues an interrupted one from its checkpoint. Cells run smallest T first, so a partial
+# grid is the most informative one. The table: python3 scripts/experiments/hf_grid_table.py
+# Usage: bash scripts/experiments/hf_grid.sh            (SEEDS=3 BUDGET=900 PROBLEMS="addition ..." TS="30 50")
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TG=${TG:-./build/tools/tapegrad}
+export OPENBLAS_NUM_THREADS=1
+SEEDS=${SEEDS:-3}
+BUDGET=${BUDGET:-900}
+PROBLEMS=${PROBLEMS:-"addition multiplication xor temporal_order2 temporal_order3 random_permutation memorization5 memorization20"}
+TS=${TS:-"30 50 100 200"}
+# A problem's task and options (the bits of temporal order and memorization).
+task_of() {
+  case $1 in
+    temporal_order2) echo 'temporal_order {"bits":2}' ;; temporal_order3) echo 'temporal_order {"bits":3}' ;;
+    memorization5) echo 'memorization {"bits":5}' ;;     memorization20) echo 'memorization {"bits":20}' ;;
+    *) echo "$1 {}" ;;
+  esac
+}
+for T in $TS; do
+  for problem in $PROBLEMS; do
+    for damping in structural tikhonov; do
+      for seed in $(seq 1 "$SEEDS"); do
+        out=runs/hf_grid/${problem}_T${T}_${damping}_s$seed
+        [ -f "$out/done" ] && continue
+        read -r task options <<< "$(task_of "$problem")"
+        args=(--model rnn --task "$task" --optimizer hf --seed "$seed" --steps 2000 --cpu-budget "$BUDGET" --quiet
+              --set model_options.hidden=100 --set batch=1000 --set curvature_batch=200
+              --set optimizer_options.max_cg=100 --set eval_every=5 --set eval_batch=2000 --set checkpoint_every=5
+              --set stop_on_success=true --set "task_options=$(echo "$options" | sed "s/}$/,\"T\":$T}/; s/{,/{/")")
+        # Tikhonov only: no structural term, and the larger starting lambda of docs/results/hf_pathological.md
+        [ "$damping" = tikhonov ] && args+=(--set objective_options.structural=none --set optimizer_options.lambda=0.3)
+        [ -f "$out/checkpoint.npz" ] && args+=(--resume)
+        mkdir -p runs/hf_grid
+        echo "$(date +%T) $out" >&2
+        code=0
+        $TG train "${args[@]}" --out "$out" > "$out.summary" || code=$?
+        [ $code -eq 0 ] || [ $code -eq 3 ] || { echo "run $out stopped with exit $code" >&2; exit $code; }
+        mv "$out.summary" "$out/summary.txt"
+        touch "$out/done"
+      done
+    done
+  done
+done

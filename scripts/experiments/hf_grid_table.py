@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""The table of scripts/experiments/hf_grid.sh: per problem, T and damping, the confirmed success rate
+and the median CPU seconds of the successful runs; cells not yet run are '-'.
+Usage: python3 scripts/experiments/hf_grid_table.py [runs/hf_grid]"""
+import json, os, re, statistics, sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else "runs/hf_grid"
+cells = {}
+for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+    m = re.fullmatch(r"(\w+?)_T(\d+)_(structural|tikhonov)_s(\d+)", name)
+    if not m or not os.path.exists(os.path.join(root, name, "done")):
+        continue
+    line = open(os.path.join(root, name, "summary.txt")).read().strip()
+    s = json.loads(line.split(" ", 1)[1])
+    key = (m.group(1), int(m.group(2)), m.group(3))
+    cells.setdefault(key, []).append((bool(s.get("success")), s["cpu_seconds"], s["iterations"]))
+problems = sorted({k[0] for k in cells})
+Ts = sorted({k[1] for k in cells})
+print("| problem | damping | " + " | ".join(f"T = {T}" for T in Ts) + " |")
+print("|---|---|" + "---|" * len(Ts))
+for p in problems:
+    for d in ("structural", "tikhonov"):
+        row = []
+        for T in Ts:
+            runs = cells.get((p, T, d))
+            if not runs:
+                row.append("-")
+                continue
+            ok = [r for r in runs if r[0]]
+            med = f", {statistics.median(r[1] for r in ok):.0f} s" if ok else ""
+            row.append(f"{len(ok)}/{len(runs)}{med}")
+        print(f"| {p} | {d} | " + " | ".join(row) + " |")
