@@ -16,6 +16,7 @@
 #include "tasks/task_file.h"
 #include "tools/commands.h"
 #include "tools/config_diff.h"
+#include "tools/run_limits.h"
 #include "tools/trainer.h"
 
 namespace tg::cli {
@@ -125,7 +126,10 @@ Run add_train(CLI::App& app) {
   app.add_flag("--quiet", a->quiet, "no progress output");
   return [a] {
     TrainOptions opt{a->out, a->resume, a->quiet};
-    return train(resolve_train_config(*a), opt);
+    RunConfig cfg = resolve_train_config(*a);
+    // Sizes this machine cannot run are refused here, before train() creates the run directory.
+    check_run_limits(make_run(cfg), a->resume);
+    return train(std::move(cfg), opt);
   };
 }
 
