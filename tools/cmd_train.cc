@@ -43,6 +43,11 @@ RunConfig resolve_train_config(const TrainArgs& a) {
   if (!a.task.empty()) j["task"] = a.task;
   if (!a.data.empty()) {
     if (!j.contains("task")) j["task"] = "text";
+    // --data names the text task's file; any other task would drop it or fail on an unknown option
+    if (j["task"] != "text")
+      throw Error(fmt::format("train: --data {} is a text file for task 'text', but the task is {} ({}); drop one of "
+                              "them (task files are for eval --data)",
+                              a.data, j["task"].dump(), a.task.empty() ? "from the config" : "--task"));
     j["task_options"]["file"] = a.data;
   }
   if (!a.optimizer.empty()) j["optimizer"] = a.optimizer;
@@ -142,9 +147,13 @@ Run add_eval(CLI::App& app) {
   app.add_option("--run", *dir, "run directory")->required();
   app.add_option("--data", *data, "a text file (scored with the run's vocabulary) or a task file (tasks --dump)");
   app.add_option("--task", *task, "score on fresh sequences of this task (default: the run's own)");
-  app.add_option("--seed", *seed, "seed of the fresh test sequences");
+  app.add_option("--seed", *seed, "seed of the fresh test sequences (the same as tasks --dump --seed)");
   app.add_option("-n", *count, "number of test sequences (at most, for fixed data)")->check(CLI::Range(int64_t{1}, INT64_MAX));
   return [=] {
+    if (!data->empty() && !task->empty())
+      throw Error(fmt::format("eval: give --data (fixed sequences) or --task (fresh ones), not both (--task {} would "
+                              "be ignored)",
+                              *task));
     LoadedRun r = load_run(*dir, "eval");
     const RunConfig& cfg = r.run.cfg;
     std::unique_ptr<tasks::Task> owned;
@@ -156,6 +165,17 @@ Run add_eval(CLI::App& app) {
       const bool task_file = first.find("\"tapegrad-task") != std::string::npos;
       if (task_file) {
         owned = tasks::open_task_file(*data);
+        // The model's inputs and outputs must be the file's, else unroll fails on a symptom ("needs 30
+        // steps of dense inputs, got 0") instead of naming the mismatch.
+        const tasks::Signature want = r.run.train->signature(), got = owned->signature();
+        auto describe = [](const tasks::Signature& s) {
+          return fmt::format("input {} {}, output {} {}", s.symbolic_input ? "symbols" : "dense", s.input_dim,
+                             tasks::output_kind_name(s.output), s.output_dim);
+        };
+        if (want.symbolic_input != got.symbolic_input || want.input_dim != got.input_dim || want.output != got.output ||
+            want.output_dim != got.output_dim)
+          throw Error(fmt::format("eval: {} holds task '{}' ({}), but run {} was trained on task '{}' ({})", *data,
+                                  owned->name(), describe(got), *dir, cfg.task, describe(want)));
       } else {
         if (cfg.task != "text") throw Error(fmt::format("eval --data: run {} was trained on task '{}', not text", *dir, cfg.task));
         nlohmann::json o = cfg.task_options;
@@ -179,7 +199,10 @@ Run add_eval(CLI::App& app) {
       t = r.run.test ? r.run.test.get() : r.run.train.get();
       what = r.run.test ? fmt::format("{} (test part)", cfg.task) : fmt::format("{} (fresh, seed {})", cfg.task, *seed);
     }
-    EvalResult e = evaluate(*r.run.objective, r.theta, *t, *count, *seed);
+    // evaluate() draws fresh sequences from Rng(seed ^ kEvaluateSeedMix) (tools/trainer.cc): undoing the
+    // mix makes eval --seed S score exactly the sequences `tasks --dump --seed S` writes, Rng(S)'s.
+    constexpr uint64_t kEvaluateSeedMix = 0x9e3779b97f4a7c15ULL;
+    EvalResult e = evaluate(*r.run.objective, r.theta, *t, *count, *seed ^ kEvaluateSeedMix);
     bool text = cfg.task == "text";
     fmt::print("eval {} on {}: {} sequences\n", *dir, what, e.sequences);
     fmt::print("loss {:.6f} {}\n", e.loss, text ? "nats/char" : "per target");
