@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "core/npz.h"
 #include "ops/blas.h"
 #include "tasks/task_file.h"
+#include "tasks/text.h"
 #include "tools/commands.h"
 #include "tools/config_diff.h"
 #include "tools/run_limits.h"
@@ -108,6 +110,45 @@ LoadedRun load_run(const std::string& dir, const std::string& who) {
   Checkpoint c = load_checkpoint(ckpt_path, r.run.objective->params());
   r.theta = c.theta;
   return r;
+}
+
+// Target characters outside a text run's vocabulary all map to one symbol that training never saw as a
+// target, so each costs ~20+ bits: a text with curly quotes or digits the training text lacked looks
+// far worse than the model is. Counted over the sequences evaluate() scores (in order, as it does),
+// and only when there are any, their bits apart from the known characters' (a second pass).
+struct UnknownCharacters {
+  int64_t targets = 0, unknown = 0;
+  double bits_known = 0, bits_unknown = 0;
+};
+UnknownCharacters unknown_characters(models::ModelObjective& obj, const ParamVec& theta,
+                                     const tasks::text::TextTask& task, int64_t max_sequences) {
+  UnknownCharacters u;
+  const int32_t unk = task.corpus().vocab().unknown();
+  const int64_t total = std::min(task.num_sequences(), max_sequences), chunk = 500;  // evaluate()'s chunks
+  auto each_target = [&](const tasks::Batch& b, auto&& f) {
+    for (int64_t t = 0; t < b.steps(); ++t)
+      for (int64_t s = 0; s < b.size(); ++s)
+        if (b.targets.mask.empty() || b.targets.mask[t].at(s) != 0) f(t, s, (*b.targets.symbols[t])[s]);
+  };
+  for (int64_t first = 0; first < total; first += chunk)
+    each_target(task.sequences(first, std::min(chunk, total - first)), [&](int64_t, int64_t, int32_t y) {
+      ++u.targets;
+      u.unknown += y == unk;
+    });
+  if (u.unknown == 0) return u;
+  for (int64_t first = 0; first < total; first += chunk) {
+    const tasks::Batch b = task.sequences(first, std::min(chunk, total - first));
+    const std::vector<Tensor> logits = obj.evaluate(theta, b)->output_values();
+    each_target(b, [&](int64_t t, int64_t s, int32_t y) {
+      const int64_t V = logits[t].shape()[1];
+      double top = -INFINITY, z = 0;
+      for (int64_t k = 0; k < V; ++k) top = std::max(top, logits[t].at(s * V + k));
+      for (int64_t k = 0; k < V; ++k) z += std::exp(logits[t].at(s * V + k) - top);
+      const double bits = (std::log(z) + top - logits[t].at(s * V + y)) / std::log(2.0);
+      (y == unk ? u.bits_unknown : u.bits_known) += bits;
+    });
+  }
+  return u;
 }
 }  // namespace
 
@@ -208,6 +249,22 @@ Run add_eval(CLI::App& app) {
     fmt::print("loss {:.6f} {}\n", e.loss, text ? "nats/char" : "per target");
     fmt::print("{} {:.6f}  ({}; success when below {})\n", text ? "bpc" : "error_rate", e.error_rate,
                t->success_criterion(), t->success_threshold());
+    if (const auto* tt = dynamic_cast<const tasks::text::TextTask*>(t)) {
+      const UnknownCharacters u = unknown_characters(*r.run.objective, r.theta, *tt, *count);
+      if (u.unknown == 0) {
+        fmt::print("unknown characters: 0 of {} target characters\n", u.targets);
+      } else {
+        fmt::print("unknown characters: {} of {} target characters ({:.3f}%), outside the run's vocabulary "
+                   "({}/vocab.json), {:.1f} bits each\n",
+                   u.unknown, u.targets, 100.0 * static_cast<double>(u.unknown) / static_cast<double>(u.targets), *dir,
+                   u.bits_unknown / static_cast<double>(u.unknown));
+        const int64_t known = u.targets - u.unknown;
+        if (known > 0)
+          fmt::print("bpc without them {:.6f} (the {} known characters; with them {:.6f})\n",
+                     u.bits_known / static_cast<double>(known), known,
+                     (u.bits_known + u.bits_unknown) / static_cast<double>(u.targets));
+      }
+    }
     return 0;
   };
 }
