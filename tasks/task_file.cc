@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <iterator>
 
 #include "core/error.h"
@@ -160,6 +161,10 @@ std::string brief(const json& v) {
 }
 
 bool finite_number(const json& v) { return v.is_number() && std::isfinite(v.get<double>()); }
+// Batches hold float32: a value beyond its range (1e39) would become inf there, and the loss with it.
+bool float32_number(const json& v) {
+  return finite_number(v) && std::fabs(v.get<double>()) <= std::numeric_limits<float>::max();
+}
 
 uint8_t mask_value(const json& v, const Where& w, const char* key, size_t t) {
   if (!v.is_number_integer() || (v.get<int64_t>() != 0 && v.get<int64_t>() != 1))
@@ -196,7 +201,9 @@ Example parse_example(const json& j, const Signature& s, const Where& w) {
       e.input_symbols[t] = v.get<int32_t>();
     } else {
       for (int64_t k = 0; k < s.input_dim; ++k) {
-        if (!finite_number(v[k])) w.fail(fmt::format("\"inputs\"[{}][{}]: expected a finite number (got {})", t, k, v[k].dump()));
+        if (!float32_number(v[k]))
+          w.fail(fmt::format("\"inputs\"[{}][{}]: expected a finite number within float32's range (|x| <= {:g}) (got {})", t,
+                             k, std::numeric_limits<float>::max(), v[k].dump()));
         e.input_dense[t * s.input_dim + k] = v[k].get<double>();
       }
     }
@@ -212,9 +219,12 @@ Example parse_example(const json& j, const Signature& s, const Where& w) {
     } else {
       const bool logistic = s.output == OutputKind::logistic;
       for (int64_t k = 0; k < s.output_dim; ++k) {
-        if (!finite_number(v[k]) || (logistic && (v[k].get<double>() < 0 || v[k].get<double>() > 1)))
+        if (!float32_number(v[k]) || (logistic && (v[k].get<double>() < 0 || v[k].get<double>() > 1)))
           w.fail(fmt::format("\"targets\"[{}][{}]: expected {} (got {})", t, k,
-                             logistic ? "a number in [0, 1]" : "a finite number", v[k].dump()));
+                             logistic ? "a number in [0, 1]"
+                                      : fmt::format("a finite number within float32's range (|x| <= {:g})",
+                                                    std::numeric_limits<float>::max()),
+                             v[k].dump()));
         e.target_dense[t * s.output_dim + k] = v[k].get<double>();
       }
     }

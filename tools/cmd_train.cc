@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,8 +15,10 @@
 #include "core/npz.h"
 #include "ops/blas.h"
 #include "tasks/task_file.h"
+#include "tasks/text.h"
 #include "tools/commands.h"
 #include "tools/config_diff.h"
+#include "tools/run_limits.h"
 #include "tools/trainer.h"
 
 namespace tg::cli {
@@ -49,6 +52,11 @@ RunConfig resolve_train_config(const TrainArgs& a) {
   if (!a.task.empty()) j["task"] = a.task;
   if (!a.data.empty()) {
     if (!j.contains("task")) j["task"] = "text";
+    // --data names the text task's file; any other task would drop it or fail on an unknown option
+    if (j["task"] != "text")
+      throw Error(fmt::format("train: --data {} is a text file for task 'text', but the task is {} ({}); drop one of "
+                              "them (task files are for eval --data)",
+                              a.data, j["task"].dump(), a.task.empty() ? "from the config" : "--task"));
     j["task_options"]["file"] = a.data;
   }
   if (!a.optimizer.empty()) j["optimizer"] = a.optimizer;
@@ -111,6 +119,45 @@ LoadedRun load_run(const std::string& dir, const std::string& who) {
   r.theta = c.theta;
   return r;
 }
+
+// Target characters outside a text run's vocabulary all map to one symbol that training never saw as a
+// target, so each costs ~20+ bits: a text with curly quotes or digits the training text lacked looks
+// far worse than the model is. Counted over the sequences evaluate() scores (in order, as it does),
+// and only when there are any, their bits apart from the known characters' (a second pass).
+struct UnknownCharacters {
+  int64_t targets = 0, unknown = 0;
+  double bits_known = 0, bits_unknown = 0;
+};
+UnknownCharacters unknown_characters(models::ModelObjective& obj, const ParamVec& theta,
+                                     const tasks::text::TextTask& task, int64_t max_sequences) {
+  UnknownCharacters u;
+  const int32_t unk = task.corpus().vocab().unknown();
+  const int64_t total = std::min(task.num_sequences(), max_sequences), chunk = 500;  // evaluate()'s chunks
+  auto each_target = [&](const tasks::Batch& b, auto&& f) {
+    for (int64_t t = 0; t < b.steps(); ++t)
+      for (int64_t s = 0; s < b.size(); ++s)
+        if (b.targets.mask.empty() || b.targets.mask[t].at(s) != 0) f(t, s, (*b.targets.symbols[t])[s]);
+  };
+  for (int64_t first = 0; first < total; first += chunk)
+    each_target(task.sequences(first, std::min(chunk, total - first)), [&](int64_t, int64_t, int32_t y) {
+      ++u.targets;
+      u.unknown += y == unk;
+    });
+  if (u.unknown == 0) return u;
+  for (int64_t first = 0; first < total; first += chunk) {
+    const tasks::Batch b = task.sequences(first, std::min(chunk, total - first));
+    const std::vector<Tensor> logits = obj.evaluate(theta, b)->output_values();
+    each_target(b, [&](int64_t t, int64_t s, int32_t y) {
+      const int64_t V = logits[t].shape()[1];
+      double top = -INFINITY, z = 0;
+      for (int64_t k = 0; k < V; ++k) top = std::max(top, logits[t].at(s * V + k));
+      for (int64_t k = 0; k < V; ++k) z += std::exp(logits[t].at(s * V + k) - top);
+      const double bits = (std::log(z) + top - logits[t].at(s * V + y)) / std::log(2.0);
+      (y == unk ? u.bits_unknown : u.bits_known) += bits;
+    });
+  }
+  return u;
+}
 }  // namespace
 
 Run add_train(CLI::App& app) {
@@ -133,7 +180,10 @@ Run add_train(CLI::App& app) {
   app.add_flag("--quiet", a->quiet, "no progress output");
   return [a] {
     TrainOptions opt{a->out, a->resume, a->quiet};
-    return train(resolve_train_config(*a), opt);
+    RunConfig cfg = resolve_train_config(*a);
+    // Sizes this machine cannot run are refused here, before train() creates the run directory.
+    check_run_limits(make_run(cfg), a->resume);
+    return train(std::move(cfg), opt);
   };
 }
 
@@ -146,9 +196,13 @@ Run add_eval(CLI::App& app) {
   app.add_option("--run", *dir, "run directory")->required();
   app.add_option("--data", *data, "a text file (scored with the run's vocabulary) or a task file (tasks --dump)");
   app.add_option("--task", *task, "score on fresh sequences of this task (default: the run's own)");
-  app.add_option("--seed", *seed, "seed of the fresh test sequences");
+  app.add_option("--seed", *seed, "seed of the fresh test sequences (the same as tasks --dump --seed)");
   app.add_option("-n", *count, "number of test sequences (at most, for fixed data)")->check(CLI::Range(int64_t{1}, INT64_MAX));
   return [=] {
+    if (!data->empty() && !task->empty())
+      throw Error(fmt::format("eval: give --data (fixed sequences) or --task (fresh ones), not both (--task {} would "
+                              "be ignored)",
+                              *task));
     LoadedRun r = load_run(*dir, "eval");
     const RunConfig& cfg = r.run.cfg;
     std::unique_ptr<tasks::Task> owned;
@@ -160,6 +214,17 @@ Run add_eval(CLI::App& app) {
       const bool task_file = first.find("\"tapegrad-task") != std::string::npos;
       if (task_file) {
         owned = tasks::open_task_file(*data);
+        // The model's inputs and outputs must be the file's, else unroll fails on a symptom ("needs 30
+        // steps of dense inputs, got 0") instead of naming the mismatch.
+        const tasks::Signature want = r.run.train->signature(), got = owned->signature();
+        auto describe = [](const tasks::Signature& s) {
+          return fmt::format("input {} {}, output {} {}", s.symbolic_input ? "symbols" : "dense", s.input_dim,
+                             tasks::output_kind_name(s.output), s.output_dim);
+        };
+        if (want.symbolic_input != got.symbolic_input || want.input_dim != got.input_dim || want.output != got.output ||
+            want.output_dim != got.output_dim)
+          throw Error(fmt::format("eval: {} holds task '{}' ({}), but run {} was trained on task '{}' ({})", *data,
+                                  owned->name(), describe(got), *dir, cfg.task, describe(want)));
       } else {
         if (cfg.task != "text") throw Error(fmt::format("eval --data: run {} was trained on task '{}', not text", *dir, cfg.task));
         nlohmann::json o = cfg.task_options;
@@ -183,7 +248,10 @@ Run add_eval(CLI::App& app) {
       t = r.run.test ? r.run.test.get() : r.run.train.get();
       what = r.run.test ? fmt::format("{} (test part)", cfg.task) : fmt::format("{} (fresh, seed {})", cfg.task, *seed);
     }
-    EvalResult e = evaluate(*r.run.objective, r.theta, *t, *count, *seed);
+    // evaluate() draws fresh sequences from Rng(seed ^ kEvaluateSeedMix) (tools/trainer.cc): undoing the
+    // mix makes eval --seed S score exactly the sequences `tasks --dump --seed S` writes, Rng(S)'s.
+    constexpr uint64_t kEvaluateSeedMix = 0x9e3779b97f4a7c15ULL;
+    EvalResult e = evaluate(*r.run.objective, r.theta, *t, *count, *seed ^ kEvaluateSeedMix);
     bool text = cfg.task == "text";
     fmt::print("eval {} on {}: {} sequences\n", *dir, what, e.sequences);
     fmt::print("loss {:.6f} {}\n", e.loss, text ? "nats/char" : "per target");
@@ -192,6 +260,22 @@ Run add_eval(CLI::App& app) {
                                      : std::string("  (no interval: fewer than 1,000 sequences)");
     fmt::print("{} {:.6f}{}  ({}; success when below {})\n", text ? "bpc" : "error_rate", e.error_rate, interval,
                t->success_criterion(), t->success_threshold());
+    if (const auto* tt = dynamic_cast<const tasks::text::TextTask*>(t)) {
+      const UnknownCharacters u = unknown_characters(*r.run.objective, r.theta, *tt, *count);
+      if (u.unknown == 0) {
+        fmt::print("unknown characters: 0 of {} target characters\n", u.targets);
+      } else {
+        fmt::print("unknown characters: {} of {} target characters ({:.3f}%), outside the run's vocabulary "
+                   "({}/vocab.json), {:.1f} bits each\n",
+                   u.unknown, u.targets, 100.0 * static_cast<double>(u.unknown) / static_cast<double>(u.targets), *dir,
+                   u.bits_unknown / static_cast<double>(u.unknown));
+        const int64_t known = u.targets - u.unknown;
+        if (known > 0)
+          fmt::print("bpc without them {:.6f} (the {} known characters; with them {:.6f})\n",
+                     u.bits_known / static_cast<double>(known), known,
+                     (u.bits_known + u.bits_unknown) / static_cast<double>(u.targets));
+      }
+    }
     return 0;
   };
 }
