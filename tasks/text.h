@@ -68,6 +68,10 @@ struct Sources {
 class Corpus {
  public:
   static Corpus load(const Sources& src);
+  // load(src), shared with every other caller holding a corpus of the same sources, as long as one
+  // does; the files' sizes and modification times are part of the key. The text task uses this, so a
+  // run's train, valid and test parts hold one copy (docs/tasks.md: memory per MB of text).
+  static std::shared_ptr<const Corpus> shared(const Sources& src);
   const Vocabulary& vocab() const { return vocab_; }
   const std::vector<int32_t>& ids(Part p) const { return ids_[static_cast<int>(p)]; }
   const std::string& source(Part p) const { return source_[static_cast<int>(p)]; }  // for messages

@@ -182,7 +182,9 @@ Run add_train(CLI::App& app) {
     TrainOptions opt{a->out, a->resume, a->quiet};
     RunConfig cfg = resolve_train_config(*a);
     // Sizes this machine cannot run are refused here, before train() creates the run directory.
-    check_run_limits(make_run(cfg), a->resume);
+    RunSetup probe = make_run(cfg);
+    check_run_limits(probe, a->resume);
+    probe.objective.reset();  // its tasks stay alive: train()'s share their text corpus instead of reading it again
     return train(std::move(cfg), opt);
   };
 }
