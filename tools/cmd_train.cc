@@ -18,7 +18,6 @@
 #include "tasks/text.h"
 #include "tools/commands.h"
 #include "tools/config_diff.h"
-#include "tools/run_limits.h"
 #include "tools/trainer.h"
 
 namespace tg::cli {
@@ -180,12 +179,7 @@ Run add_train(CLI::App& app) {
   app.add_flag("--quiet", a->quiet, "no progress output");
   return [a] {
     TrainOptions opt{a->out, a->resume, a->quiet};
-    RunConfig cfg = resolve_train_config(*a);
-    // Sizes this machine cannot run are refused here, before train() creates the run directory.
-    RunSetup probe = make_run(cfg);
-    check_run_limits(probe, a->resume);
-    probe.objective.reset();  // its tasks stay alive: train()'s share their text corpus instead of reading it again
-    return train(std::move(cfg), opt);
+    return train(resolve_train_config(*a), opt);  // sizes the machine cannot run are refused before DIR exists
   };
 }
 
@@ -250,9 +244,8 @@ Run add_eval(CLI::App& app) {
       t = r.run.test ? r.run.test.get() : r.run.train.get();
       what = r.run.test ? fmt::format("{} (test part)", cfg.task) : fmt::format("{} (fresh, seed {})", cfg.task, *seed);
     }
-    // evaluate() draws fresh sequences from Rng(seed ^ kEvaluateSeedMix) (tools/trainer.cc): undoing the
+    // evaluate() draws fresh sequences from Rng(seed ^ kEvaluateSeedMix) (tools/run_setup.h): undoing the
     // mix makes eval --seed S score exactly the sequences `tasks --dump --seed S` writes, Rng(S)'s.
-    constexpr uint64_t kEvaluateSeedMix = 0x9e3779b97f4a7c15ULL;
     EvalResult e = evaluate(*r.run.objective, r.theta, *t, *count, *seed ^ kEvaluateSeedMix);
     bool text = cfg.task == "text";
     fmt::print("eval {} on {}: {} sequences\n", *dir, what, e.sequences);

@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "tools/trainer.h"
+#include "tools/run_setup.h"
 
 namespace tg::cli {
 

@@ -95,7 +95,7 @@ EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const ta
   const int64_t fixed = task.num_sequences();
   const int64_t total = fixed > 0 ? std::min(fixed, max_sequences) : max_sequences;
   const int64_t chunk = 500;  // bounds the tape's memory
-  Rng rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  Rng rng(seed ^ kEvaluateSeedMix);
   double loss_sum = 0, weight_sum = 0;
   std::vector<double> chunk_errors, chunk_sizes;  // error sums (rate x sequences) and sizes per chunk
   for (int64_t first = 0; first < total; first += chunk) {

@@ -25,6 +25,10 @@ RunSetup make_run(RunConfig cfg);
 // make old runs impossible to resume).
 RunConfig with_current_defaults(RunConfig c);
 
+// Mixed into evaluate()'s seed, so a validation set never shares its generator's state with the training
+// stream seeded by the run's seed; eval --seed S undoes it to score what `tasks --dump --seed S` writes.
+constexpr uint64_t kEvaluateSeedMix = 0x9e3779b97f4a7c15ULL;
+
 struct EvalResult {
   double loss = 0;        // mean loss per target (nats for softmax)
   double error_rate = 0;  // the task's own measure (bits per character for text)
@@ -33,7 +37,7 @@ struct EvalResult {
                           // batch means over chunks of 500 sequences for other measures
 };
 // Evaluates θ on `task`: its fixed sequences (up to max_sequences), or max_sequences fresh ones drawn
-// with a generator seeded by `seed` (the same every time: a fixed validation set). With a parallel
+// with a generator seeded by `seed ^ kEvaluateSeedMix` (the same every time: a fixed validation set). With a parallel
 // communicator, every rank scores its shard of each chunk and all get the combined result.
 EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const tasks::Task& task,
                     int64_t max_sequences, uint64_t seed, optim::Communicator* comm = nullptr);

@@ -17,6 +17,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/json.h"
 #include "core/npz.h"
 #include "ops/blas.h"
@@ -24,6 +25,7 @@
 #include "tasks/text.h"
 #include "tools/config_diff.h"
 #include "tools/optimizers.h"
+#include "tools/run_limits.h"
 #include "tools/run_lock.h"
 
 namespace tg::cli {
@@ -71,10 +73,10 @@ class SignalFlag {
 
 // Keeps the lines of metrics.jsonl logged before `iteration` (a resumed run rewrites the rest).
 void truncate_metrics(const std::string& path, int64_t iteration) {
-  std::ifstream in(path);
-  if (!in) return;
+  if (!fs::exists(path)) return;
+  InputFile in(path, "metrics file", kMaxTaskFileBytes);  // a FIFO or device in its place is an error
   std::string line, kept;
-  while (std::getline(in, line)) {
+  while (in.read_line(line)) {
     auto j = parse_json(line, path, false);
     if (j.is_discarded() || !j.contains("iteration")) continue;  // a torn last line from a kill
     if (j["iteration"].get<int64_t>() <= iteration) kept += line + "\n";
@@ -162,6 +164,7 @@ class Trainer {
  private:
   void open_run_directory();
   void continue_from_checkpoint();
+  void remove_stale_temporaries();
   void checkpoint(int64_t iteration);
   nlohmann::json iterate(int64_t it);
   bool confirm_success(nlohmann::json& m);
@@ -252,6 +255,7 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
       cfg_(run_.cfg),
       rng_(cfg_.seed * 0x2545F4914F6CDD1DULL + 1),
       valid_seed_(cfg_.seed + 1000003) {
+  check_run_limits(run_, opt.resume);  // sizes this machine cannot run: before any thread or the directory exists
   blas::set_threads(cfg_.threads);
   if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); lead_ && local) {
     const long ranks = std::atol(local), cores = ::sysconf(_SC_NPROCESSORS_ONLN);
@@ -298,7 +302,19 @@ void Trainer::continue_from_checkpoint() {
   start_ = c.iteration;
   trained_seconds_ = c.seconds;
   trained_cpu_ = c.cpu_seconds;
-  if (lead_) truncate_metrics(metrics_path_, start_);
+  if (lead_) {
+    truncate_metrics(metrics_path_, start_);
+    remove_stale_temporaries();
+  }
+}
+
+// A SIGKILL during an atomic write leaves its uniquely named temporary file (PATH.tmp.XXXXXX); the run
+// lock is held, so no writer of this run owns one now.
+void Trainer::remove_stale_temporaries() {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_, ec))
+    if (entry.path().filename().string().find(".tmp.") != std::string::npos && entry.is_regular_file(ec))
+      fs::remove(entry.path(), ec);
 }
 
 void Trainer::checkpoint(int64_t iteration) {
