@@ -3,31 +3,10 @@
 # exit with code 2, and leave no partial or damaged files. Usage: cli_errors.sh TAPEGRAD
 set -uo pipefail
 TG=$1
+source "$(cd "$(dirname "$0")" && pwd)/expect_error.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-failures=0
-# expect NAME PATTERN -- ARGS...: exit code 2, one stderr line matching PATTERN, no new files
-expect() {
-  local name=$1 pattern=$2
-  shift 3
-  local before after
-  before=$(find . | sort)
-  "$TG" "$@" >stdout.txt 2>stderr.txt
-  local rc=$?
-  after=$(find . | sort | grep -v -E '^\./(stdout|stderr)\.txt$')
-  before=$(echo "$before" | grep -v -E '^\./(stdout|stderr)\.txt$')
-  local lines
-  lines=$(wc -l <stderr.txt)
-  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q -E -e "$pattern" stderr.txt || [ "$before" != "$after" ]; then
-    echo "FAIL $name: exit $rc, $lines stderr lines, files changed: $([ "$before" != "$after" ] && echo yes || echo no)"
-    sed 's/^/    /' stderr.txt
-    failures=$((failures + 1))
-  else
-    echo "ok   $name: $(cat stderr.txt)"
-  fi
-  rm -f stdout.txt stderr.txt
-}
 
 printf '' >empty.txt
 printf 'abc\0def\n' >binary.txt
@@ -63,5 +42,5 @@ expect ollivier_bad_task "not one of Ollivier's"       -- ollivier --task additi
 expect ollivier_rnn_blocks "needs a gated model"       -- ollivier --model ollivier_rnn --transition rbpm --options '{"pairs":1,"n_min":3,"n_max":4}' --max-passes 2
 
 [ "$(cat existing/keep.json)" = "{}" ] || { echo "FAIL: existing/keep.json was modified"; failures=$((failures + 1)); }
-if [ "$failures" -ne 0 ]; then echo "$failures case(s) failed"; exit 1; fi
+expect_done
 echo "cli_errors: all cases give one line, exit code 2 and no files"

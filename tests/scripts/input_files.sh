@@ -6,32 +6,11 @@
 # Usage: input_files.sh TAPEGRAD
 set -uo pipefail
 TG=$1
+source "$(cd "$(dirname "$0")" && pwd)/expect_error.sh"
+EXPECT_MEMORY_KB=1500000 EXPECT_SECONDS=20  # each case within 1.5 GB and 20 s
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-failures=0
-# expect NAME PATTERN -- ARGS...: exit code 2 within 20 s and 1.5 GB, one stderr line matching PATTERN,
-# no new files
-expect() {
-  local name=$1 pattern=$2
-  shift 3
-  local before after
-  before=$(find . | sort)
-  (ulimit -v 1500000; timeout 20 "$TG" "$@") </dev/null >stdout.txt 2>stderr.txt
-  local rc=$?
-  after=$(find . | sort | grep -v -E '^\./(stdout|stderr)\.txt$')
-  before=$(echo "$before" | grep -v -E '^\./(stdout|stderr)\.txt$')
-  local lines
-  lines=$(wc -l <stderr.txt)
-  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q -E -e "$pattern" stderr.txt || [ "$before" != "$after" ]; then
-    echo "FAIL $name: exit $rc$([ "$rc" -eq 124 ] && echo ' (timed out)'), $lines stderr lines, files changed: $([ "$before" != "$after" ] && echo yes || echo no)"
-    sed 's/^/    /' stderr.txt
-    failures=$((failures + 1))
-  else
-    echo "ok   $name: $(cat stderr.txt)"
-  fi
-  rm -f stdout.txt stderr.txt
-}
 
 "$TG" train --task addition --set task_options.T=10 --set model_options.hidden=4 --set batch=20 --steps 1 --quiet \
   --out run >/dev/null 2>&1 || { echo "FAIL: the small run did not train"; exit 1; }
@@ -56,5 +35,5 @@ mv run/checkpoint.npz checkpoint.keep && mkfifo run/checkpoint.npz
 expect checkpoint_fifo  "cannot read archive run/checkpoint.npz: not a regular file \(a FIFO\)" -- eval --run run
 rm run/checkpoint.npz && mv checkpoint.keep run/checkpoint.npz
 
-if [ "$failures" -ne 0 ]; then echo "$failures case(s) failed"; exit 1; fi
+expect_done
 echo "input_files: every case gives one line, exit code 2, no files, at once"

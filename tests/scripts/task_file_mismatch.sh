@@ -6,21 +6,10 @@
 # Usage: task_file_mismatch.sh TAPEGRAD
 set -uo pipefail
 TG=$1
+source "$(cd "$(dirname "$0")" && pwd)/expect_error.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-fail=0
-expect() {  # expect NAME PATTERN -- ARGS...: exit code 2 and one stderr line matching PATTERN
-  local name=$1 pattern=$2
-  shift 3
-  "$TG" "$@" >out.txt 2>err.txt
-  local rc=$?
-  if [ "$rc" -ne 2 ] || [ "$(wc -l <err.txt)" -ne 1 ] || ! grep -q -E -e "$pattern" err.txt; then
-    echo "FAIL $name: exit $rc"; sed 's/^/    /' err.txt out.txt; fail=1
-  else
-    echo "ok   $name: $(cat err.txt)"
-  fi
-}
 "$TG" train --task addition --set task_options.T=10 --set model_options.hidden=4 --set batch=20 --steps 2 --quiet \
   --out run >/dev/null 2>&1 || { echo "FAIL: training"; exit 1; }
 printf '%s\n' '{"format":"tapegrad-task-file","version":1,"task":"custom","input":{"kind":"dense","size":2},"output":{"kind":"linear","size":1}}' \
@@ -35,7 +24,6 @@ expect float32_target 'big_target.jsonl:2: "targets"\[1\]\[0\]: expected a finit
 expect eval_data_and_task "eval: give --data .* or --task .*, not both" -- eval --run run --data to.jsonl --task xor
 expect train_data_and_task "train: --data t.txt is a text file for task 'text', but the task is \"addition\" \(--task\)" \
   -- train --task addition --data t.txt --steps 1 --out run2
-[ -e run2 ] && { echo "FAIL: run2 was created"; fail=1; }
 expect other_task_file "eval: to.jsonl holds task 'temporal_order' \(input symbols 6, output softmax 4\), but run run was trained on task 'addition' \(input dense 2, output linear 1\)" \
   -- eval --run run --data to.jsonl
 # eval --seed S = tasks --dump --seed S
@@ -43,6 +31,6 @@ expect other_task_file "eval: to.jsonl holds task 'temporal_order' \(input symbo
 "$TG" eval --run run --data add7.jsonl -n 700 | tail -2 >from_file.txt
 "$TG" eval --run run --seed 7 -n 700 | tail -2 >fresh.txt
 if cmp -s from_file.txt fresh.txt; then echo "ok   seeds_agree: $(head -1 fresh.txt)"
-else echo "FAIL seeds_agree: eval --seed 7 and the dump of seed 7 score differently"; paste from_file.txt fresh.txt; fail=1; fi
-[ "$fail" -eq 0 ] && echo "task_file_mismatch: all cases pass"
-exit "$fail"
+else echo "FAIL seeds_agree: eval --seed 7 and the dump of seed 7 score differently"; paste from_file.txt fresh.txt; failures=$((failures + 1)); fi
+expect_done
+echo "task_file_mismatch: all cases pass"
