@@ -49,7 +49,7 @@ void rows_in_batches(int64_t rows, int64_t H, Body body) {
       const int64_t n = H - j;
       body(r,
            [j, n](const T* p) {
-             alignas(64) T buf[W] = {};
+             alignas(64) T buf[Batch::size] = {};  // not W: clang 14 wants W captured
              std::copy(p + j, p + j + n, buf);
              return Batch::load_aligned(buf);
            },
