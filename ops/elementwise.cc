@@ -8,6 +8,7 @@
 
 #include "ops/families.h"
 #include "ops/kernels.h"
+#include "ops/logistic_kernel.h"
 
 namespace tg::ops {
 using namespace detail;
@@ -71,14 +72,9 @@ const Primitive log_p{"log", 1, same_shape,
 const Primitive tanh_p{"tanh", 1, same_shape,
                        [](const EvalArgs& a) { return map_xt(a, [](auto x) { return xsimd::tanh(x); }); },
                        ew_jvp<d_tanh>, ew_vjp<d_tanh>};
-// y = 1 / (1 + e^-x) = (1 + tanh(x/2)) / 2 (stable for any x);  dy = y (1 - y) dx
+// y = 1 / (1 + e^-x), accurate on both sides (ops/logistic_kernel.h);  dy = y (1 - y) dx
 const Primitive logistic_p{"logistic", 1, same_shape,
-                           [](const EvalArgs& a) {
-                             return map_xt(a, [](auto x) {
-                               using B = decltype(x);
-                               return B(0.5) + B(0.5) * xsimd::tanh(B(0.5) * x);
-                             });
-                           },
+                           [](const EvalArgs& a) { return map_xt(a, [](auto x) { return logistic_batch(x); }); },
                            ew_jvp<d_logistic>, ew_vjp<d_logistic>};
 // y = max(x, 0);  dy = 1[x > 0] dx
 const Primitive relu_p{"relu", 1, same_shape,

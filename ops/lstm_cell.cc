@@ -17,6 +17,7 @@
 #include "core/ad.h"
 #include "ops/families.h"
 #include "ops/kernels.h"
+#include "ops/logistic_kernel.h"
 
 namespace tg::ops {
 using namespace detail;
@@ -48,7 +49,7 @@ void rows_in_batches(int64_t rows, int64_t H, Body body) {
       const int64_t n = H - j;
       body(r,
            [j, n](const T* p) {
-             alignas(64) T buf[W] = {};
+             alignas(64) T buf[Batch::size] = {};  // not W: clang 14 wants W captured
              std::copy(p + j, p + j + n, buf);
              return Batch::load_aligned(buf);
            },
@@ -61,10 +62,10 @@ void rows_in_batches(int64_t rows, int64_t H, Body body) {
   }
 }
 
-// The same formula as the logistic op's kernel, so fused and unfused cells agree to the last bits.
+// The logistic op's kernel, so fused and unfused cells agree to the last bits.
 template <class Batch>
 Batch sigm(const Batch& x) {
-  return Batch(0.5) + Batch(0.5) * xsimd::tanh(Batch(0.5) * x);
+  return logistic_batch(x);
 }
 
 // [a, c_prev] -> [c; h]

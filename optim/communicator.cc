@@ -68,7 +68,7 @@ class MpiCommunicator : public Communicator {
 
   void sum(std::span<double> data) override {
     if (size_ == 1 || data.empty()) return;
-    Timer timer(seconds_);
+    Timer timer{seconds_};
     const int n = static_cast<int>(data.size());
     if (static_cast<size_t>(n) != data.size()) throw Error("communicator: a buffer of more than 2^31 values");
     // gather to rank 0, add in rank order there, broadcast: a fixed order, unlike MPI_Allreduce
@@ -87,13 +87,13 @@ class MpiCommunicator : public Communicator {
   }
   void broadcast(std::span<double> data, int root) override {
     if (root < 0 || root >= size_) throw Error(fmt::format("communicator: broadcast from rank {} in a job of {}", root, size_));
-    Timer timer(seconds_);
+    Timer timer{seconds_};
     MPI_Request req;
     check(MPI_Ibcast(data.data(), static_cast<int>(data.size()), MPI_DOUBLE, root, MPI_COMM_WORLD, &req), "MPI_Ibcast");
     wait(req, "MPI_Ibcast");
   }
   void barrier() override {
-    Timer timer(seconds_);
+    Timer timer{seconds_};
     MPI_Request req;
     check(MPI_Ibarrier(MPI_COMM_WORLD, &req), "MPI_Ibarrier");
     wait(req, "MPI_Ibarrier");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Kills `tapegrad train` with SIGKILL at 20+ random moments. After every kill the checkpoint must
-# load, and the run continued with --resume must end bit-identical (parameters, optimizer state,
-# metrics) to an uninterrupted run with the same seed and thread count.
+# Kills `tapegrad train` with SIGKILL at 20+ random moments after its first checkpoint. After every
+# kill the checkpoint must load, and the run continued with --resume must end bit-identical
+# (parameters, optimizer state, metrics) to an uninterrupted run with the same seed and thread count.
 # Usage: kill_resume.sh TAPEGRAD [optimizer] [noise]   (optimizer: any of train's, riemannian included)
 # With "noise", training uses dropout and weight noise, drawn from the checkpointed RNG.
 set -euo pipefail
@@ -32,6 +32,15 @@ kills=0
 RANDOM=12345
 "$TG" train "${args[@]}" --out "$work/killed" >/dev/null 2>&1 &
 pid=$!
+# The first kill comes after the first checkpoint: before it there is nothing to resume, and how long
+# start-up takes depends on the build (under ASan, about 1 s).
+waited=0
+while [ ! -e "$work/killed/checkpoint.npz" ] && kill -0 "$pid" 2>/dev/null; do
+  sleep 0.02
+  waited=$((waited + 1))
+  [ "$waited" -lt 6000 ] || { echo "FAIL: no checkpoint after 120 s"; kill -KILL "$pid"; exit 1; }
+done
+[ -e "$work/killed/checkpoint.npz" ] || { echo "FAIL: the run ended without a checkpoint"; exit 1; }
 while :; do
   sleep "0.$(( RANDOM % 25 + 3 ))"
   if ! kill -0 "$pid" 2>/dev/null; then wait "$pid" || true; break; fi
