@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include "core/error.h"
 #include "core/json.h"
@@ -36,6 +38,22 @@ namespace {
 template <class T>
 void take(const nlohmann::json& j, const char* key, T& out, const std::string& where) {
   if (!j.contains(key)) return;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // nlohmann's get<T>() casts a float (1e30, 3.5) or a bool to T: undefined behaviour out of T's range
+    // (found by fuzz/run_config_fuzz: "seed": 8.1e19), silently truncated or converted inside it.
+    const nlohmann::json& v = j.at(key);
+    using L = std::numeric_limits<T>;
+    bool fits = false;
+    if (v.is_number_unsigned()) {
+      fits = v.get<uint64_t>() <= static_cast<uint64_t>(L::max());
+    } else if (v.is_number_integer()) {
+      const int64_t x = v.get<int64_t>();
+      if constexpr (L::is_signed) fits = x >= static_cast<int64_t>(L::min()) && x <= static_cast<int64_t>(L::max());
+      else fits = x >= 0 && static_cast<uint64_t>(x) <= static_cast<uint64_t>(L::max());
+    }
+    if (!fits)
+      throw Error(fmt::format("{}: '{}' must be an integer in [{}, {}], got {}", where, key, L::min(), L::max(), v.dump()));
+  }
   try {
     out = j.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {
@@ -116,7 +134,7 @@ nlohmann::json read_json_file(const std::string& path) {
   ss << in.rdbuf();
   try {
     return parse_json(ss.str(), path);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400 (fuzz/run_config_fuzz)
     throw Error(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }
 }
