@@ -106,6 +106,12 @@ int64_t positive_int(const json& j, const char* key, const Where& w, const std::
   return j[key].get<int64_t>();
 }
 
+// A side's "kind" when it is a string, else "" (rejected below): json::value() would throw a
+// type_error, not the reader's "FILE:LINE:" error, for {"kind": 100}.
+std::string kind_of(const json& side) {
+  return side.contains("kind") && side["kind"].is_string() ? side["kind"].get<std::string>() : "";
+}
+
 TaskFileHeader parse_header(const json& j, const Where& w) {
   if (!j.is_object()) w.fail("the first line must be the header object (see docs/tasks.md)");
   only_keys(j, {"format", "version", "task", "options", "seed", "count", "input", "output", "alphabet"}, w, "the header");
@@ -129,12 +135,12 @@ TaskFileHeader parse_header(const json& j, const Where& w) {
     only_keys(j[side], {"kind", "size"}, w, fmt::format("header \"{}\"", side));
   }
   const json& in = j["input"];
-  if (in.value("kind", "") == "symbols") h.signature.symbolic_input = true;
-  else if (in.value("kind", "") == "dense") h.signature.symbolic_input = false;
+  if (kind_of(in) == "symbols") h.signature.symbolic_input = true;
+  else if (kind_of(in) == "dense") h.signature.symbolic_input = false;
   else w.fail("header \"input\".\"kind\" must be \"symbols\" or \"dense\"");
   h.signature.input_dim = positive_int(in, "size", w, "header \"input\".");
   const json& out = j["output"];
-  const std::string kind = out.value("kind", "");
+  const std::string kind = kind_of(out);
   if (auto k = output_kind_named(kind)) h.signature.output = *k;
   else w.fail("header \"output\".\"kind\" must be \"softmax\", \"logistic\" or \"linear\"");
   h.signature.output_dim = positive_int(out, "size", w, "header \"output\".");

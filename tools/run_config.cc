@@ -143,7 +143,7 @@ nlohmann::json read_json_file(const std::string& path) {
   const std::string text = read_input_file(path, "config", kMaxJsonFileBytes);  // no FIFOs, devices or huge files
   try {
     return parse_json(text, path);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400 (fuzz/run_config_fuzz)
     throw Error(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }
 }

@@ -136,6 +136,13 @@ TEST(TaskFile, ReaderRejectsBadFilesWithFileAndLine) {
   bad("kind.jsonl",
       R"({"format":"tapegrad-task-file","version":1,"task":"x","input":{"kind":"pixels","size":4},"output":{"kind":"softmax","size":3}})" "\n",
       {"kind.jsonl:1:", "\"symbols\" or \"dense\""});
+  // a "kind" that is not a string (found by fuzz/task_file_fuzz: it escaped as a JSON type_error)
+  bad("kindnum.jsonl",
+      R"({"format":"tapegrad-task-file","version":1,"task":"x","input":{"kind":100,"size":4},"output":{"kind":"softmax","size":3}})" "\n",
+      {"kindnum.jsonl:1:", "\"symbols\" or \"dense\""});
+  bad("outkindnum.jsonl",
+      R"({"format":"tapegrad-task-file","version":1,"task":"x","input":{"kind":"symbols","size":4},"output":{"kind":[1],"size":3}})" "\n",
+      {"outkindnum.jsonl:1:", "\"softmax\", \"logistic\" or \"linear\""});
   bad("noseq.jsonl", header + "\n", {"noseq.jsonl", "no sequences"});
   bad("range.jsonl", header + "\n" + good + "\n" + R"({"inputs":[0,7],"targets":[1,1]})" "\n",
       {"range.jsonl:3:", "\"inputs\"[1]", "[0, 4)", "7"});
