@@ -149,7 +149,8 @@ nlohmann::json Vocabulary::to_json() const {
 Vocabulary Vocabulary::from_json(const nlohmann::json& j, const std::string& name) {
   auto fail = [&](const std::string& what) { throw Error(fmt::format("{}: not a tapegrad vocabulary: {}", name, what)); };
   if (!j.is_object()) fail("expected a JSON object");
-  if (j.value("format", "") != "tapegrad-vocab") fail("\"format\" must be \"tapegrad-vocab\"");
+  // j.value("format", "") would throw a JSON type_error on {"format": 1} (found by fuzz/text_fuzz)
+  if (!j.contains("format") || j["format"] != "tapegrad-vocab") fail("\"format\" must be \"tapegrad-vocab\"");
   if (!j.contains("version") || j["version"] != 1) fail("\"version\" must be 1");
   if (!j.contains("symbols") || !j["symbols"].is_array() || j["symbols"].empty()) fail("\"symbols\" must be a non-empty list");
   Vocabulary v;

@@ -72,6 +72,8 @@ TEST(Text, VocabularyRoundTripAndBadFiles) {
   }, {"two.json", "exactly one character"});
   expect_error([&] { text::Vocabulary::load(dir.write("fmt.json", R"({"format":"x","version":1,"symbols":["a"]})")); },
                {"fmt.json", "format"});
+  expect_error([&] { text::Vocabulary::load(dir.write("fmtnum.json", R"({"format":1,"version":1,"symbols":["a"]})")); },
+               {"fmtnum.json", "format"});  // was a JSON type_error without the file's name
 }
 
 TEST(Text, SplitsByFractionAndSequencesDoNotOverlap) {
