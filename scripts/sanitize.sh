@@ -25,6 +25,7 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+  export CCACHE_NOHASHDIR=1  # -g puts the build directory in ccache's key; without this no clone reuses another's objects
 fi
 B=${SANITIZE_BUILD_DIR:-build-asan}  # another directory: e.g. a cold-build timing
 start=$(date +%s)
