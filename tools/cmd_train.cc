@@ -12,7 +12,6 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/json.h"
-#include "core/npz.h"
 #include "ops/blas.h"
 #include "tasks/task_file.h"
 #include "tasks/text.h"
@@ -40,7 +39,7 @@ RunConfig resolve_train_config(const TrainArgs& a) {
     const std::string copy = a.out + "/config.json", ckpt = a.out + "/checkpoint.npz";
     if (!std::filesystem::exists(copy) && std::filesystem::exists(ckpt)) {
       std::fprintf(stderr, "train: %s is missing; resuming with the config stored in %s\n", copy.c_str(), ckpt.c_str());
-      j = parse_json(NpzArchive(ckpt).bytes("config"), ckpt + ": config");
+      j = read_checkpoint_config(ckpt);
     } else {
       j = read_json_file(copy);
     }
@@ -78,13 +77,7 @@ struct LoadedRun {
 // and without config.json uses the checkpoint's config.
 LoadedRun load_run(const std::string& dir, const std::string& who) {
   const std::string cfg_path = dir + "/config.json", ckpt_path = dir + "/checkpoint.npz";
-  nlohmann::json saved;
-  try {
-    saved = parse_json(NpzArchive(ckpt_path).bytes("config"), ckpt_path + ": config");
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: corrupt JSON state: {}", ckpt_path, e.what()));
-  }
-  const RunConfig trained = run_config_from_json(saved, ckpt_path + ": config");
+  const RunConfig trained = run_config_from_json(read_checkpoint_config(ckpt_path), ckpt_path + ": config");
   RunSetup run;
   struct stat st {};
   if (::lstat(cfg_path.c_str(), &st) != 0 && errno == ENOENT) {
@@ -92,21 +85,18 @@ LoadedRun load_run(const std::string& dir, const std::string& who) {
                  ckpt_path.c_str());
     run = make_run(trained);
   } else {
-    RunConfig copy = run_config_from_json(read_json_file(cfg_path), cfg_path);
-    // --resume may change how long a run trains (and the checkpoint records it), nothing else
-    copy.steps = trained.steps;
-    copy.max_seconds = trained.max_seconds;
-    copy.cpu_budget = trained.cpu_budget;
-    copy.checkpoint_every = trained.checkpoint_every;
+    const RunConfig copy = run_config_from_json(read_json_file(cfg_path), cfg_path);
     run = make_run(trained);
-    // A run of an older build lacks the options added since: compare both with the defaults filled in.
-    if (to_json(copy) != to_json(trained)) {
-      nlohmann::json resolved = to_json(copy);
+    // --resume may change how long a run trains and how often it saves (the checkpoint records it),
+    // nothing else. A run of an older build lacks the options added since: compare both with the
+    // defaults filled in.
+    if (run_identity(copy) != run_identity(trained)) {
+      nlohmann::json resolved = run_identity(copy);
       try {
-        resolved = to_json(make_run(copy).cfg);
+        resolved = run_identity(make_run(copy).cfg);
       } catch (const Error&) {  // an edit that makes no valid run: the raw difference says which
       }
-      if (auto d = first_difference(to_json(run.cfg), resolved, "in the checkpoint", "in config.json"))
+      if (auto d = first_difference(run_identity(run.cfg), resolved, "in the checkpoint", "in config.json"))
         throw Error(fmt::format("{}: {} does not match the config the run was trained with ({}): {}; restore it, or "
                                 "delete it to use the checkpoint's",
                                 who, cfg_path, ckpt_path, *d));

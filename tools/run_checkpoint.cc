@@ -40,6 +40,14 @@ void save_checkpoint(const std::string& path, const Checkpoint& c, const ParamSe
   write_npz(path, e);
 }
 
+nlohmann::json read_checkpoint_config(const std::string& path) {
+  try {
+    return parse_json(NpzArchive(path).bytes("config"), path + ": config");
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: corrupt JSON state: {}", path, e.what()));
+  }
+}
+
 Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout) {
   NpzArchive a(path);
   Checkpoint c;

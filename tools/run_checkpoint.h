@@ -26,6 +26,9 @@ struct Checkpoint {
 };
 void save_checkpoint(const std::string& path, const Checkpoint& c, const ParamSet& layout);
 Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout);
+// Only the config the checkpoint's parameters were trained with (needs no model); a corrupt one is a
+// tg::Error naming the file.
+nlohmann::json read_checkpoint_config(const std::string& path);
 
 // The RNG state as text (exactly what is saved) and back; a state that does not parse is a tg::Error
 // naming `where`.

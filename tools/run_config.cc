@@ -37,6 +37,13 @@ nlohmann::json to_json(const RunConfig& c) {
           {"dtype", c.dtype}};
 }
 
+nlohmann::json run_identity(RunConfig c) {
+  c.steps = 0;
+  c.max_seconds = c.cpu_budget = 0;
+  c.checkpoint_every = 0;
+  return to_json(c);
+}
+
 namespace {
 template <class T>
 void take(const nlohmann::json& j, const char* key, T& out, const std::string& where) {

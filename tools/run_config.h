@@ -38,6 +38,9 @@ struct RunConfig {
 };
 
 nlohmann::json to_json(const RunConfig& c);
+// What must not change when a run is resumed, and what config.json must agree on with the checkpoint:
+// every option but how long the run trains (steps, max_seconds, cpu_budget) and how often it saves.
+nlohmann::json run_identity(RunConfig c);
 // Unknown keys and values of the wrong type are a tg::Error naming the key.
 RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where);
 // Applies "key=value" (value parsed as JSON when it parses, else a string) to a JSON object;

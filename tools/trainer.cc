@@ -19,7 +19,6 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/json.h"
-#include "core/npz.h"
 #include "ops/blas.h"
 #include "optim/distributed.h"
 #include "tasks/text.h"
@@ -201,28 +200,11 @@ class Trainer {
   double seconds_since_start_ = 0;  // wall time of this invocation (the clock of --max-seconds)
 };
 
-// What must not change when a run is resumed: everything but how long it trains and how often it saves.
-nlohmann::json identity(RunConfig c) {
-  c.steps = 0;
-  c.max_seconds = c.cpu_budget = 0;
-  c.checkpoint_every = 0;
-  return to_json(c);
-}
-
 // Before the requested run is built: the model, task, optimizer and dtype of the run being resumed
 // (another optimizer would read the run's options as its own and name the wrong culprit).
-// The config a checkpoint's parameters were trained with.
-nlohmann::json saved_config(const std::string& ckpt_path) {
-  try {
-    return parse_json(NpzArchive(ckpt_path).bytes("config"), ckpt_path + ": config");
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: corrupt JSON state: {}", ckpt_path, e.what()));
-  }
-}
-
 void check_same_kind_of_run(const RunConfig& requested, const std::string& ckpt_path) {
   if (!fs::exists(ckpt_path)) return;  // open_run_directory says so
-  const nlohmann::json saved = saved_config(ckpt_path);
+  const nlohmann::json saved = read_checkpoint_config(ckpt_path);
   const nlohmann::json asked = to_json(requested);
   for (const char* key : {"model", "task", "optimizer", "dtype"})
     if (saved.contains(key) && saved[key] != asked[key])
@@ -290,8 +272,8 @@ void Trainer::open_run_directory() {
 
 void Trainer::continue_from_checkpoint() {
   // the options first: a changed size would otherwise be reported as arrays of the wrong length
-  const RunConfig saved = with_current_defaults(run_config_from_json(saved_config(ckpt_path_), ckpt_path_));
-  if (auto d = first_difference(identity(saved), identity(cfg_)))
+  const RunConfig saved = with_current_defaults(run_config_from_json(read_checkpoint_config(ckpt_path_), ckpt_path_));
+  if (auto d = first_difference(run_identity(saved), run_identity(cfg_)))
     throw Error(fmt::format("train --resume: the options differ from the run in {}: {} (only --steps, --max-seconds, "
                             "--cpu-budget and checkpoint_every may change)",
                             dir_, *d));
