@@ -146,7 +146,7 @@ Scoring RiemannianOptimizer::score() {
 nlohmann::json RiemannianOptimizer::step(optim::Objective&, ParamVec& theta, const tasks::Task&, Rng&, int64_t) {
   ParamSet& ps = m_.params();
   ps.set_values(theta);
-  ensure(Need::writing);
+  ensure(Need::writing);  // the w-step's trace, which the initial scoring also reads
   nlohmann::json m = nlohmann::json::object();
   if (scorings_ == 0) {  // the initialisation, pass 0
     const Scoring s0 = score();
@@ -155,7 +155,6 @@ nlohmann::json RiemannianOptimizer::step(optim::Objective&, ParamVec& theta, con
               {"initial_regret", s0.regret},
               {"initial_error", s0.error}});
   }
-  ensure(Need::writing);  // w-step
   try_step(writing_direction(f_, ps, cur_->grad, cur_->writing, o_.writing), eta_w_, rejected_w_, Need::all);
   ensure(Need::all);  // (tau, start)-step
   try_step(transition_direction(f_, ps, cur_->grad, cur_->transition, o_.eps, &rms_), eta_tau_, rejected_tau_,
