@@ -7,20 +7,12 @@
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 45 s, all four; env JOBS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(pwd)
 seconds=${1:-45}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(npz_fuzz task_file_fuzz text_fuzz run_config_fuzz)
-jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-CXX_CLANG=${CXX_CLANG:-clang++-14}
-command -v "$CXX_CLANG" >/dev/null || { echo "fuzz: $CXX_CLANG not found (bash scripts/setup.sh installs clang-14)" >&2; exit 2; }
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
-  export CCACHE_NOHASHDIR=1  # -g puts the build directory in ccache's key; without this no clone reuses another's objects
-fi
+who=fuzz
+source scripts/clang_env.sh
 B=${FUZZ_BUILD_DIR:-build-fuzz}  # another directory: e.g. a cold-build timing
 start=$(date +%s)
 # Only the libraries the readers need: no command, tests or benchmarks (their packages are not looked for).

@@ -18,15 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-CXX_CLANG=${CXX_CLANG:-clang++-14}
-command -v "$CXX_CLANG" >/dev/null || { echo "sanitize: $CXX_CLANG not found (bash scripts/setup.sh installs clang-14)" >&2; exit 2; }
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
-  export CCACHE_NOHASHDIR=1  # -g puts the build directory in ccache's key; without this no clone reuses another's objects
-fi
+who=sanitize
+source scripts/clang_env.sh
 B=${SANITIZE_BUILD_DIR:-build-asan}  # another directory: e.g. a cold-build timing
 start=$(date +%s)
 # -O1: ASan's recommendation (fast enough, stacks still readable); asserts stay on (no NDEBUG).
