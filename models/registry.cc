@@ -4,6 +4,7 @@
 #include "core/options.h"
 #include "models/families.h"
 #include "models/model.h"
+#include "models/network.h"
 
 namespace tg::models {
 
@@ -23,7 +24,11 @@ const ModelInfo& find(const std::string& name) {
     if (m.name == name) return m;
     known += (known.empty() ? "" : ", ") + m.name;
   }
-  throw Error(fmt::format("unknown model '{}' (known: {})", name, known));
+  std::string networks;
+  for (const NetworkInfo& n : models::networks()) networks += (networks.empty() ? "" : ", ") + n.name;
+  if (find_network(name))
+    throw Error(fmt::format("'{}' is a feedforward network, not a sequence model (sequence models: {})", name, known));
+  throw Error(fmt::format("unknown model '{}' (sequence models: {}; feedforward networks: {})", name, known, networks));
 }
 
 nlohmann::json resolve(const ModelInfo& info, const nlohmann::json& user) {

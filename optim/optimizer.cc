@@ -30,11 +30,11 @@ class HfOptimizer : public Optimizer {
         batch_(sizes.batch),
         curv_(sizes.curvature_batch > 0 ? sizes.curvature_batch : std::max<int64_t>(1, sizes.batch / 10)) {}
 
-  nlohmann::json step(Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng, int64_t) override {
-    tasks::Batch g = task.sample(batch_, rng);  // fresh data every iteration
-    obj.draw_noise(g, rng);  // dropout masks / weight noise: one sample for the whole HF iteration
-    tasks::Batch c = tasks::slice(g, 0, std::min(curv_, g.size()));  // a subset of the gradient batch
-    HfStats s = hf_.step(obj, theta, g, c);
+  nlohmann::json step(Objective& obj, ParamVec& theta, const tasks::Dataset& data, Rng& rng, int64_t) override {
+    std::unique_ptr<Data> g = data.draw(batch_, rng);  // fresh data every iteration
+    obj.draw_noise(*g, rng);  // dropout masks / weight noise: one sample for the whole HF iteration
+    std::unique_ptr<Data> c = g->slice(0, std::min(curv_, g->size()));  // a subset of the gradient batch
+    HfStats s = hf_.step(obj, theta, *g, *c);
     sequences_ += s.sequences;
     warn_if_rho_stays_undefined(s);
     return {{"loss", s.loss},
@@ -97,10 +97,10 @@ class FirstOrderOptimizer : public Optimizer {
   FirstOrderOptimizer(const std::string& name, const nlohmann::json& options, BatchSizes sizes)
       : opt_(make_first_order(name, options)), batch_(sizes.batch) {}
 
-  nlohmann::json step(Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng, int64_t) override {
-    tasks::Batch b = task.sample(batch_, rng);
-    obj.draw_noise(b, rng);  // fresh dropout masks / weight noise per minibatch
-    StepStats s = opt_->step(obj, theta, b);
+  nlohmann::json step(Objective& obj, ParamVec& theta, const tasks::Dataset& data, Rng& rng, int64_t) override {
+    std::unique_ptr<Data> b = data.draw(batch_, rng);
+    obj.draw_noise(*b, rng);  // fresh dropout masks / weight noise per minibatch
+    StepStats s = opt_->step(obj, theta, *b);
     sequences_ += s.sequences;
     nlohmann::json m = to_json(s);
     m["minibatches"] = static_cast<double>(sequences_) / 1000.0;

@@ -2,7 +2,7 @@
 // clock, budgets, progress, metrics, signals, checkpoints and resume for all of them: Hessian-free and
 // the first-order family here, Ollivier's Riemannian methods in riemannian/optimizer.h.
 //
-// An iteration draws its own data from the task with the trainer's RNG (or, like Ollivier's methods,
+// An iteration draws its own data from the data set with the trainer's RNG (or, like Ollivier's methods,
 // reads data fixed at construction), updates θ, and returns the metrics to log. Everything the next
 // iteration depends on is in state(): restoring it into a freshly made optimizer continues the run
 // bit-identically.
@@ -17,7 +17,7 @@
 
 #include "core/params.h"
 #include "optim/objective.h"
-#include "tasks/task.h"
+#include "tasks/dataset.h"
 
 namespace tg::optim {
 
@@ -32,7 +32,7 @@ class Optimizer {
   virtual ~Optimizer() = default;
   // One iteration at `iteration` (0, 1, ...). Keys the trainer reads: "loss"; "skipped" (a step that
   // changed nothing because something was not finite); "accepted" and "lambda" (damped methods).
-  virtual nlohmann::json step(Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng,
+  virtual nlohmann::json step(Objective& obj, ParamVec& theta, const tasks::Dataset& data, Rng& rng,
                               int64_t iteration) = 0;
   virtual State state() const = 0;
   // Replaces the state with a saved one; a missing or unknown entry is a tg::Error naming it.

@@ -143,7 +143,7 @@ Scoring RiemannianOptimizer::score() {
   return s;
 }
 
-nlohmann::json RiemannianOptimizer::step(optim::Objective&, ParamVec& theta, const tasks::Task&, Rng&, int64_t) {
+nlohmann::json RiemannianOptimizer::step(optim::Objective&, ParamVec& theta, const tasks::Dataset&, Rng&, int64_t) {
   ParamSet& ps = m_.params();
   ps.set_values(theta);
   ensure(Need::writing);  // the w-step's trace, which the initial scoring also reads

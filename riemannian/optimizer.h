@@ -69,7 +69,7 @@ class RiemannianOptimizer : public optim::Optimizer {
   // so must the task.
   RiemannianOptimizer(models::Model& m, const tasks::Task& task, RiemannianOptions options);
 
-  nlohmann::json step(optim::Objective& obj, ParamVec& theta, const tasks::Task& task, Rng& rng,
+  nlohmann::json step(optim::Objective& obj, ParamVec& theta, const tasks::Dataset& data, Rng& rng,
                       int64_t iteration) override;
   State state() const override;
   void restore(const State& s) override;

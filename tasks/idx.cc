@@ -139,6 +139,7 @@ IdxArray read_idx(const std::string& path, int64_t max_values) {
   const int ndims = magic[3];
   if (ndims < 1) throw Error(fmt::format("{}: the header declares no dimensions", path));
   IdxArray a;
+  a.type = type->name;
   int64_t count = 1;
   for (int k = 0; k < ndims; ++k) {
     uint8_t d[4];

@@ -14,6 +14,7 @@ namespace tg::tasks {
 struct IdxArray {
   std::vector<int64_t> shape;  // e.g. [60000, 28, 28] images, [60000] labels
   std::vector<float> values;   // row-major, in the file's order, converted from the stored type
+  std::string type;            // the stored type: "unsigned byte", "signed byte", "short", "int", "float", "double"
   int64_t size() const { return static_cast<int64_t>(values.size()); }
 };
 

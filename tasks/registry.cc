@@ -7,6 +7,10 @@
 
 namespace tg::tasks {
 
+std::unique_ptr<Data> Dataset::cases(int64_t, int64_t) const {
+  throw Error(fmt::format("data set '{}' is a generator: it has no fixed list of {}", name(), case_noun()));
+}
+
 Batch Task::sequences(int64_t, int64_t) const {
   throw Error(fmt::format("task '{}' is a generator: it has no fixed list of sequences (use sample)", name()));
 }
@@ -26,6 +30,7 @@ const std::vector<TaskInfo>& registry() {
     register_krueger(r);
     register_ollivier(r);
     register_text(r);
+    register_image_sets(r);
     return r;
   }();
   return all;
@@ -53,14 +58,27 @@ Measure measure(const std::string& task) {
   if (task == "alphabet") return {"regret (bits per line)", "regret"};
   if (task == "music") return {"regret (bits per bar)", "regret"};
   if (task == "anbn") return {"regret (bits per pair)", "regret"};
+  if (task == "curves" || task == "fashion_mnist" || task == "images")
+    return {"squared reconstruction error per image", "sq.err"};
   for (const TaskInfo& t : registry())
     if (t.name == task) return {"error rate", "error"};
   return {"error measure", "error"};
 }
 
-std::unique_ptr<Task> make(const std::string& name, const nlohmann::json& options) {
+const Task& as_task(const Dataset& d, const std::string& who) {
+  if (const auto* t = dynamic_cast<const Task*>(&d)) return *t;
+  throw Error(fmt::format("{} needs sequences, but data set '{}' holds {}", who, d.name(), d.case_noun()));
+}
+
+std::unique_ptr<Dataset> make_dataset(const std::string& name, const nlohmann::json& options) {
   const TaskInfo& info = find(name);
   return info.make(resolve(info, options));
+}
+
+std::unique_ptr<Task> make(const std::string& name, const nlohmann::json& options) {
+  std::unique_ptr<Dataset> d = make_dataset(name, options);
+  as_task(*d, fmt::format("tasks::make('{}')", name));
+  return std::unique_ptr<Task>(static_cast<Task*>(d.release()));
 }
 
 }  // namespace tg::tasks

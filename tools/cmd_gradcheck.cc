@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gradcheck/model_specs.h"
+#include "gradcheck/network_specs.h"
 #include "gradcheck/op_specs.h"
 #include "tools/commands.h"
 
@@ -28,11 +29,24 @@ int check_models(const std::string& only, int order) {
     failed += !r.ok;
     print_row(spec.name, r);
   }
+  // the feedforward networks: the same check of the loss, and Gauss-Newton against Jᵀ H J
+  for (const check::NetworkSpec& spec : check::network_specs()) {
+    if (!only.empty() && spec.network != only && spec.name != only) continue;
+    check::Options opt;
+    opt.order = order;
+    const check::Report r = check::check_network(spec, opt), gn = check::check_network_gauss_newton(spec);
+    n += 2;
+    failed += !r.ok + !gn.ok;
+    print_row(spec.name, r);
+    fmt::print("{:<30} {}  worst {:.1e}  (G v against Jᵀ H J v: finite differences, H by hand){}{}\n",
+               spec.name + " gauss-newton", gn.ok ? "PASS" : "FAIL", gn.worst, gn.ok ? "" : "  ", gn.failure);
+  }
   if (n == 0) {
     fmt::print(stderr, "tapegrad gradcheck: no model spec named '{}'\n", only);
     return 2;
   }
-  fmt::print("{} model specs checked in float64 at order {}: {} passed, {} failed\n", n, order, n - failed, failed);
+  fmt::print("{} model and network rows checked in float64 at order {}: {} passed, {} failed\n", n, order, n - failed,
+             failed);
   return failed ? 1 : 0;
 }
 }  // namespace

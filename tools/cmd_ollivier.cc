@@ -171,7 +171,7 @@ int run_one(Args a) {
              last["rejected_tau"].get<int64_t>(), last["passes"].get<int64_t>(), last["cpu_seconds"].get<double>());
   if (a.sample > 0) {
     RunSetup run = make_run(run_config_from_json(read_json_file(a.out + "/config.json"), a.out + "/config.json"));
-    models::Model& m = run.objective->model();
+    models::Model& m = run.sequence_objective("ollivier --sample").model();
     const Checkpoint c = load_checkpoint(a.out + "/checkpoint.npz", m.params());
     for (const auto& [name, v] : c.optimizer_vectors)
       if (name == "best_params") m.params().set_values(v);

@@ -78,7 +78,7 @@ Run add_tasks(CLI::App& app) {
       const tasks::TaskInfo& info = tasks::find(*dump);
       const nlohmann::json cfg = tasks::resolve(info, task_options(*options, *sets));
       auto task = info.make(cfg);
-      tasks::write_task_file(*out, *task, cfg, *seed, *count);
+      tasks::write_task_file(*out, tasks::as_task(*task, "tasks --dump (task files hold sequences)"), cfg, *seed, *count);
       fmt::print("wrote {} sequences of task '{}' (seed {}) to {}\n", *count, info.name, *seed, *out);
       return 0;
     }

@@ -32,6 +32,21 @@ struct TrainArgs {
   bool resume = false, quiet = false;
 };
 
+// An IDX file's magic number: two zero bytes, a type code 0x08..0x0E, and 1 to 4 dimensions; or gzip's
+// (the text task reads no compressed files; the IDX reader inflates them).
+bool looks_like_idx(const std::string& path) {
+  std::string head;
+  try {
+    head = InputFile(path, "data file", kMaxTaskFileBytes).read_prefix(4);
+  } catch (const Error&) {
+    return false;  // the task that reads it names the problem
+  }
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
+    return true;
+  return head.size() == 4 && head[0] == 0 && head[1] == 0 && head[2] >= 0x08 && head[2] <= 0x0E && head[3] >= 1 &&
+         head[3] <= 4;
+}
+
 RunConfig resolve_train_config(const TrainArgs& a) {
   nlohmann::json j = nlohmann::json::object();
   if (a.resume && a.config.empty()) {
@@ -49,11 +64,13 @@ RunConfig resolve_train_config(const TrainArgs& a) {
   if (!a.model.empty()) j["model"] = a.model;
   if (!a.task.empty()) j["task"] = a.task;
   if (!a.data.empty()) {
-    if (!j.contains("task")) j["task"] = "text";
-    // --data names the text task's file; any other task would drop it or fail on an unknown option
-    if (j["task"] != "text")
-      throw Error(fmt::format("train: --data {} is a text file for task 'text', but the task is {} ({}); drop one of "
-                              "them (task files are for eval --data)",
+    // --data names the file of task 'text' or of an image task ('images', 'image_classes'); without a
+    // task, an IDX file (images) or a text file decides which
+    if (!j.contains("task")) j["task"] = looks_like_idx(a.data) ? "images" : "text";
+    const bool images = j["task"] == "images" || j["task"] == "image_classes";
+    if (j["task"] != "text" && !images)
+      throw Error(fmt::format("train: --data {} is a file for task 'text' or 'images', but the task is {} ({}); drop "
+                              "one of them (task files are for eval --data)",
                               a.data, j["task"].dump(), a.task.empty() ? "from the config" : "--task"));
     j["task_options"]["file"] = a.data;
   }
@@ -147,6 +164,57 @@ UnknownCharacters unknown_characters(models::ModelObjective& obj, const ParamVec
   }
   return u;
 }
+// eval of a feedforward network on images: the data set's measure (squared reconstruction error per
+// image, or the fraction misclassified) and the loss (cross-entropy per pixel, or per image), on the
+// training part and the test part (or on --data / --task instead), every image unless -n limits it.
+int eval_images(LoadedRun& r, const std::string& dir, const std::string& data, const std::string& task, int64_t count) {
+  const RunConfig& cfg = r.run.cfg;
+  std::vector<std::pair<std::string, std::unique_ptr<tasks::Dataset>>> parts;
+  if (!data.empty() || !task.empty()) {
+    nlohmann::json o = cfg.task_options;
+    std::string name = task.empty() ? cfg.task : task;
+    if (!data.empty()) {  // a user's IDX file, whole, scored like the run's own images
+      name = cfg.task == "fashion_mnist_classes" || cfg.task == "image_classes" ? "image_classes" : "images";
+      if (name == "image_classes")
+        throw Error(fmt::format("eval --data: run {} classifies images; give the labels too: --task image_classes "
+                                "--set is not available here, so train-style options cannot be passed (score a "
+                                "labelled IDX file by training options test_file / test_labels)",
+                                dir));
+      o = {{"file", data}, {"test_file", data}, {"part", "test"}};
+      parts.emplace_back(data, tasks::make_dataset(name, o));
+    } else {
+      for (const char* part : {"train", "test"}) {
+        o["part"] = part;
+        parts.emplace_back(fmt::format("{} ({} part)", name, part), tasks::make_dataset(name, o));
+      }
+    }
+    const tasks::Signature want = r.run.train->signature(), got = parts.back().second->signature();
+    if (got.symbolic_input || got.input_dim != want.input_dim || got.output != want.output || got.output_dim != want.output_dim)
+      throw Error(fmt::format("eval: {} gives {} inputs and {} {} outputs, but run {} was trained for {} inputs and {} {} "
+                              "outputs ({})",
+                              parts.back().first, got.input_dim, got.output_dim, tasks::output_kind_name(got.output), dir,
+                              want.input_dim, want.output_dim, tasks::output_kind_name(want.output), cfg.task));
+  } else {
+    parts.emplace_back(fmt::format("{} (training part)", cfg.task), nullptr);
+    parts.emplace_back(fmt::format("{} (test part)", cfg.task), nullptr);
+  }
+  const tasks::Measure measure = tasks::measure(parts.back().second ? parts.back().second->name() : cfg.task);
+  const bool reconstruct = r.run.network->network().output_kind() != tasks::OutputKind::softmax;
+  fmt::print("eval {}: {}; loss: {}\n", dir, measure.name,
+             reconstruct ? "binary cross-entropy per pixel (nats)" : "cross-entropy per image (nats)");
+  for (auto& [what, owned] : parts) {
+    const tasks::Dataset& d = owned ? *owned : what.find("training") != std::string::npos ? *r.run.train : *r.run.test;
+    const int64_t n = count > 0 ? std::min(count, d.num_cases()) : d.num_cases();
+    const EvalResult e = evaluate(*r.run.objective, r.theta, d, n, 0);
+    // the objective's mean is per image or per output unit (objective_options.mean_over): report per pixel
+    const models::Network& net = r.run.network->network();
+    const double per_output = r.run.network->weight(*d.cases(0, 1)) > 1 ? 1.0 : static_cast<double>(net.output_size());
+    fmt::print("{}: {} images  {} {:.6f}  95% interval [{:.6f}, {:.6f}]  loss {:.6f}\n", what, e.sequences,
+               measure.short_name, e.error_rate, e.interval.low, e.interval.high,
+               reconstruct ? e.loss / per_output : e.loss);
+  }
+  return 0;
+}
 }  // namespace
 
 Run add_train(CLI::App& app) {
@@ -154,7 +222,7 @@ Run add_train(CLI::App& app) {
   app.add_option("--config", a->config, "run config (JSON): every option below, plus model_options etc.");
   app.add_option("--model", a->model, "model (tapegrad models)");
   app.add_option("--task", a->task, "task (tapegrad tasks)");
-  app.add_option("--data", a->data, "a UTF-8 text file (task 'text')");
+  app.add_option("--data", a->data, "a UTF-8 text file (task 'text') or an IDX file of images (task 'images')");
   app.add_option("--optimizer", a->optimizer, "optimizer: hf, sgd, momentum, nag, rmsprop, adam, lbfgs");
   app.add_option("--seed", a->seed, "random seed (initialisation and data)")->check(CLI::Range(uint64_t{1}, UINT64_MAX));
   app.add_option("--steps", a->steps, "optimizer iterations")->check(CLI::Range(int64_t{0}, INT64_MAX));
@@ -183,16 +251,18 @@ Run add_eval(CLI::App& app) {
   app.add_option("--data", *data, "a text file (scored with the run's vocabulary) or a task file (tasks --dump)");
   app.add_option("--task", *task, "score on fresh sequences of this task (default: the run's own)");
   app.add_option("--seed", *seed, "seed of the fresh test sequences (the same as tasks --dump --seed)");
-  app.add_option("-n", *count, "number of test sequences (at most, for fixed data)")->check(CLI::Range(int64_t{1}, INT64_MAX));
+  CLI::Option* n_option = app.add_option("-n", *count, "number of test sequences (at most, for fixed data; images: "
+                                                      "all unless given)")->check(CLI::Range(int64_t{1}, INT64_MAX));
   return [=] {
     if (!data->empty() && !task->empty())
       throw Error(fmt::format("eval: give --data (fixed sequences) or --task (fresh ones), not both (--task {} would "
                               "be ignored)",
                               *task));
     LoadedRun r = load_run(*dir, "eval");
+    if (r.run.network) return eval_images(r, *dir, *data, *task, n_option->count() ? *count : 0);
     const RunConfig& cfg = r.run.cfg;
-    std::unique_ptr<tasks::Task> owned;
-    const tasks::Task* t = nullptr;
+    std::unique_ptr<tasks::Dataset> owned;
+    const tasks::Dataset* t = nullptr;
     std::string what;
     if (!data->empty()) {
       std::string first;  // through InputFile: a FIFO or a device is refused, not waited on
@@ -227,7 +297,7 @@ Run add_eval(CLI::App& app) {
       what = *data;
     } else if (!task->empty() && *task != cfg.task) {
       nlohmann::json o = cfg.task_options;
-      owned = tasks::make(*task, o);
+      owned = tasks::make_dataset(*task, o);
       t = owned.get();
       what = fmt::format("{} (fresh, seed {})", *task, *seed);
     } else {
@@ -246,7 +316,7 @@ Run add_eval(CLI::App& app) {
     fmt::print("{} {:.6f}{}  ({}; success when below {})\n", text ? "bpc" : "error_rate", e.error_rate, interval,
                t->success_criterion(), t->success_threshold());
     if (const auto* tt = dynamic_cast<const tasks::text::TextTask*>(t)) {
-      const UnknownCharacters u = unknown_characters(*r.run.objective, r.theta, *tt, *count);
+      const UnknownCharacters u = unknown_characters(r.run.sequence_objective("eval"), r.theta, *tt, *count);
       if (u.unknown == 0) {
         fmt::print("unknown characters: 0 of {} target characters\n", u.targets);
       } else {
@@ -298,7 +368,7 @@ Run add_sample(CLI::App& app) {
     }
     if (ids.empty()) ids.push_back(0);
     Rng rng(*seed);
-    models::Model& model = r.run.objective->model();
+    models::Model& model = r.run.sequence_objective("sample").model();
     model.params().set_values(r.theta);
     std::string out = *prompt;
     // Re-unrolls the prefix for every new character: O(n²) steps, simple and exact for any model.

@@ -13,11 +13,11 @@ std::vector<std::string> optimizer_names() {
   return names;
 }
 
-std::unique_ptr<optim::Optimizer> make_optimizer(const RunConfig& cfg, models::ModelObjective& objective,
-                                                 const tasks::Task& task) {
+std::unique_ptr<optim::Optimizer> make_optimizer(const RunConfig& cfg, const RunSetup& run) {
   if (cfg.optimizer == "riemannian")
     return std::make_unique<riemannian::RiemannianOptimizer>(
-        objective.model(), task, riemannian::riemannian_options_from_json(cfg.optimizer_options));
+        run.sequence_objective("optimizer 'riemannian'").model(), tasks::as_task(*run.train, "optimizer 'riemannian'"),
+        riemannian::riemannian_options_from_json(cfg.optimizer_options));
   return optim::make_optimizer(cfg.optimizer, cfg.optimizer_options, {cfg.batch, cfg.curvature_batch});
 }
 

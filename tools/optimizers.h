@@ -7,16 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/objective.h"
 #include "optim/optimizer.h"
-#include "tasks/task.h"
 #include "tools/run_config.h"
+#include "tools/run_setup.h"
 
 namespace tg::cli {
 
-// The method of cfg.optimizer on this model and task (both must outlive it).
-std::unique_ptr<optim::Optimizer> make_optimizer(const RunConfig& cfg, models::ModelObjective& objective,
-                                                 const tasks::Task& task);
+// The method of cfg.optimizer on this run's model and data (the run must outlive it).
+std::unique_ptr<optim::Optimizer> make_optimizer(const RunConfig& cfg, const RunSetup& run);
 // Every option of the named method with its default filled in.
 nlohmann::json resolved_optimizer_options(const std::string& name, const nlohmann::json& options);
 std::vector<std::string> optimizer_names();

@@ -56,19 +56,40 @@ int64_t forward_bytes(const models::Model& model, const tasks::Signature& sig, i
   return ad::value_bytes(g);
 }
 
+// The forward values of a network on B zero images.
+int64_t network_forward_bytes(const models::Network& net, int64_t B) {
+  Graph g;
+  net.forward(g, g.input(Tensor::zeros(Shape{B, net.input_size()}, net.params().dtype())));
+  return ad::value_bytes(g);
+}
+
+// A network's run: the training step's tape (batch images) and the evaluation's (500 at a time).
+void check_network_memory(const RunSetup& run, const MachineLimits& m) {
+  const models::Network& net = run.network->network();
+  const int64_t per_image = std::max<int64_t>(1, (network_forward_bytes(net, 8) - network_forward_bytes(net, 4)) / 4);
+  const double train_bytes = 2.0 * static_cast<double>(run.cfg.batch) * static_cast<double>(per_image);
+  const double eval_bytes = 500.0 * static_cast<double>(per_image);
+  const double avail = static_cast<double>(m.available_bytes);
+  if (std::max(train_bytes, eval_bytes) > avail)
+    throw Error(fmt::format("train: batch={} images need about {} for a training step's tape (an estimate: {} bytes per "
+                            "image, times 2 for the derivative nodes), and evaluation {}, but {} are available "
+                            "(MemAvailable): lower batch",
+                            run.cfg.batch, gb(train_bytes), per_image, gb(eval_bytes), gb(avail)));
+}
+
 // The longest sequence the task draws: its option T (with the 10% of the tasks whose length varies in
 // [T, 11T/10]), or one drawn sequence's length.
 int64_t sequence_steps(const RunSetup& run) {
   const nlohmann::json& o = run.cfg.task_options;
   if (o.contains("T") && o["T"].is_number_integer()) return o["T"].get<int64_t>() * 11 / 10 + 1;
   Rng rng(1);
-  return run.train->sample(1, rng).steps();
+  return tasks::as_task(*run.train, "the run's memory check").sample(1, rng).steps();
 }
 
 }  // namespace
 
 int64_t tape_bytes_per_sequence_step(const RunSetup& run) {
-  const models::Model& model = run.objective->model();
+  const models::Model& model = run.sequence_objective("the tape's size per sequence step").model();
   const tasks::Signature sig = run.train->signature();
   constexpr int64_t B = 4;
   const int64_t d = forward_bytes(model, sig, B, 8) - forward_bytes(model, sig, B, 4);  // the parameters cancel
@@ -87,11 +108,12 @@ void check_run_limits(const RunSetup& run, bool resume, const MachineLimits& m) 
     std::fprintf(stderr, "train: warning: %s; the run keeps the thread count it was made with, so it will be slow\n",
                  what.c_str());
   }
-  const tasks::Task& valid = run.valid ? *run.valid : *run.train;
+  if (run.network) return check_network_memory(run, m);
+  const tasks::Dataset& valid = run.valid ? *run.valid : *run.train;
   const int64_t T = sequence_steps(run);
   const int64_t per_step = tape_bytes_per_sequence_step(run);
   const double params = static_cast<double>(run.objective->params().numel());
-  if (valid.num_sequences() == 0 && cfg.eval_batch > kMaxFreshEvalSequences)
+  if (valid.num_cases() == 0 && cfg.eval_batch > kMaxFreshEvalSequences)
     throw Error(fmt::format(
         "train: eval_batch={} fresh validation sequences per evaluation is above the bound of {}: evaluate() scores "
         "them 500 at a time, so the cost is time, not memory: about {:.2g} multiply-adds ({} sequences x {} steps x {} "

@@ -30,30 +30,71 @@ void with_training_statistics(const RunConfig& cfg, const tasks::Task& task, con
 }
 }  // namespace
 
-RunSetup make_run(RunConfig cfg) {
-  RunSetup run;
-  nlohmann::json task_opts = cfg.task_options;
-  run.train = tasks::make(cfg.task, task_opts);
-  // held-out parts for tasks that have them (text): the same options with "part"
-  const tasks::TaskInfo& tinfo = tasks::find(cfg.task);
-  if (tinfo.defaults.contains("part")) {
-    nlohmann::json v = task_opts, t = task_opts;
+models::ModelObjective& RunSetup::sequence_objective(const std::string& who) const {
+  if (!sequence)
+    throw Error(fmt::format("{} needs a sequence model, but '{}' is a feedforward network", who, cfg.model));
+  return *sequence;
+}
+
+namespace {
+// The training part and, for data sets that have them (text, images), the held-out parts: the same
+// options with "part".
+void make_data(RunSetup& run, const RunConfig& cfg) {
+  run.train = tasks::make_dataset(cfg.task, cfg.task_options);
+  if (tasks::find(cfg.task).defaults.contains("part")) {
+    nlohmann::json v = cfg.task_options, t = cfg.task_options;
     v["part"] = "valid";
     t["part"] = "test";
-    run.valid = tasks::make(cfg.task, v);
-    run.test = tasks::make(cfg.task, t);
+    run.valid = tasks::make_dataset(cfg.task, v);
+    run.test = tasks::make_dataset(cfg.task, t);
   }
-  // the model's input and output sizes come from the task
-  const tasks::Signature sig = run.train->signature();
+}
+
+// Sets a size option the data decides ("in", "out", "output"); one the user set otherwise is an error.
+struct SizeFiller {
+  const nlohmann::json& defaults;
+  nlohmann::json& options;
+  const RunConfig& cfg;
+  void operator()(const char* key, const nlohmann::json& value) const {
+    if (!defaults.contains(key)) return;
+    if (options.contains(key) && options[key] != value)
+      throw Error(fmt::format("model option {}={} does not fit task '{}' (which needs {})", key, options[key].dump(),
+                              cfg.task, value.dump()));
+    options[key] = value;
+  }
+};
+
+void make_network(RunSetup& run, RunConfig& cfg, const models::NetworkInfo& info, const tasks::Signature& sig) {
+  if (sig.symbolic_input)
+    throw Error(fmt::format("network '{}' reads dense vectors, but task '{}' gives symbols", cfg.model, cfg.task));
+  if (!dynamic_cast<const tasks::ImageSet*>(run.train.get()))
+    throw Error(fmt::format("network '{}' reads images, but task '{}' holds {} (train a sequence model on it: "
+                            "tapegrad models)",
+                            cfg.model, cfg.task, run.train->case_noun()));
+  nlohmann::json opts = cfg.model_options;
+  const SizeFiller fill{info.defaults, opts, cfg};
+  fill("in", sig.input_dim);
+  fill("out", sig.output_dim);
+  fill("output", models::output_kind_name(sig.output));
+  cfg.model_options = models::resolve(info, opts);
+  Rng init_rng(cfg.seed);
+  auto net = info.make(cfg.model_options, cfg.dtype == "float64" ? DType::f64 : DType::f32, init_rng);
+  auto objective = std::make_unique<models::NetworkObjective>(
+      std::move(net), models::network_objective_options_from_json(cfg.objective_options));
+  cfg.objective_options = models::to_json(objective->options());
+  run.network = objective.get();
+  run.objective = std::move(objective);
+}
+
+void make_sequence_model(RunSetup& run, RunConfig& cfg, const tasks::Signature& sig) {
+  const tasks::Task* task = dynamic_cast<const tasks::Task*>(run.train.get());
+  if (!task)
+    throw Error(fmt::format("model '{}' reads sequences, but task '{}' holds {} (train a feedforward network on it: "
+                            "mlp or autoencoder)",
+                            cfg.model, cfg.task, run.train->case_noun()));
   const models::ModelInfo& minfo = models::find(cfg.model);
   nlohmann::json mopts = cfg.model_options;
-  auto fill = [&](const char* key, const nlohmann::json& value) {
-    if (!minfo.defaults.contains(key)) return;
-    if (mopts.contains(key) && mopts[key] != value)
-      throw Error(fmt::format("model option {}={} does not fit task '{}' (which needs {})", key, mopts[key].dump(),
-                              cfg.task, value.dump()));
-    mopts[key] = value;
-  };
+  const SizeFiller fill{minfo.defaults, mopts, cfg};
   if (sig.symbolic_input) {
     fill("vocab", sig.input_dim);
     if (minfo.defaults.contains("in") && !mopts.contains("in")) mopts["in"] = 0;
@@ -63,7 +104,7 @@ RunSetup make_run(RunConfig cfg) {
   }
   fill("out", sig.output_dim);
   fill("output", models::output_kind_name(sig.output));
-  if (cfg.optimizer == "riemannian") with_training_statistics(cfg, *run.train, minfo, mopts);
+  if (cfg.optimizer == "riemannian") with_training_statistics(cfg, *task, minfo, mopts);
   cfg.model_options = models::resolve(minfo, mopts);
   DType dt = cfg.dtype == "float64" ? DType::f64 : DType::f32;
   Rng init_rng(cfg.seed);
@@ -71,28 +112,44 @@ RunSetup make_run(RunConfig cfg) {
   if (model->output_kind() != sig.output)
     throw Error(fmt::format("model '{}' has {} outputs but task '{}' needs {}", cfg.model,
                             models::output_kind_name(model->output_kind()), cfg.task, models::output_kind_name(sig.output)));
-  run.objective = std::make_unique<models::ModelObjective>(std::move(model),
-                                                           models::objective_options_from_json(cfg.objective_options));
-  cfg.objective_options = models::to_json(run.objective->options());
+  auto objective = std::make_unique<models::ModelObjective>(std::move(model),
+                                                            models::objective_options_from_json(cfg.objective_options));
+  cfg.objective_options = models::to_json(objective->options());
+  run.sequence = objective.get();
+  run.objective = std::move(objective);
+}
+}  // namespace
+
+RunSetup make_run(RunConfig cfg) {
+  RunSetup run;
+  make_data(run, cfg);
+  const tasks::Signature sig = run.train->signature();
+  if (const models::NetworkInfo* net = models::find_network(cfg.model)) make_network(run, cfg, *net, sig);
+  else make_sequence_model(run, cfg, sig);
   cfg.optimizer_options = resolved_optimizer_options(cfg.optimizer, cfg.optimizer_options);
-  cfg.task_options = tasks::resolve(tinfo, task_opts);
+  cfg.task_options = tasks::resolve(tasks::find(cfg.task), cfg.task_options);
   run.cfg = cfg;
   return run;
 }
 
 RunConfig with_current_defaults(RunConfig c) {
-  c.model_options = models::resolve(models::find(c.model), c.model_options);
-  c.objective_options = models::to_json(models::objective_options_from_json(c.objective_options));
+  if (const models::NetworkInfo* net = models::find_network(c.model)) {
+    c.model_options = models::resolve(*net, c.model_options);
+    c.objective_options = models::to_json(models::network_objective_options_from_json(c.objective_options));
+  } else {
+    c.model_options = models::resolve(models::find(c.model), c.model_options);
+    c.objective_options = models::to_json(models::objective_options_from_json(c.objective_options));
+  }
   c.optimizer_options = resolved_optimizer_options(c.optimizer, c.optimizer_options);
   c.task_options = tasks::resolve(tasks::find(c.task), c.task_options);
   return c;
 }
 
-EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const tasks::Task& task,
-                    int64_t max_sequences, uint64_t seed, optim::Communicator* comm) {
+EvalResult evaluate(optim::Objective& obj, const ParamVec& theta, const tasks::Dataset& task, int64_t max_sequences,
+                    uint64_t seed, optim::Communicator* comm) {
   const bool parallel = comm && comm->parallel();
   EvalResult r;
-  const int64_t fixed = task.num_sequences();
+  const int64_t fixed = task.num_cases();
   const int64_t total = fixed > 0 ? std::min(fixed, max_sequences) : max_sequences;
   const int64_t chunk = 500;  // bounds the tape's memory
   Rng rng(seed ^ kEvaluateSeedMix);
@@ -100,21 +157,22 @@ EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const ta
   std::vector<double> chunk_errors, chunk_sizes;  // error sums (rate x sequences) and sizes per chunk
   for (int64_t first = 0; first < total; first += chunk) {
     int64_t n = std::min(chunk, total - first);
-    tasks::Batch b = fixed > 0 ? task.sequences(first, n) : task.sample(n, rng);
+    std::unique_ptr<tasks::Data> b = fixed > 0 ? task.cases(first, n) : task.draw(n, rng);
     r.sequences += n;
     chunk_sizes.push_back(static_cast<double>(n));
     chunk_errors.push_back(0);
     if (parallel) {  // every rank draws the chunk (the generator stays in step) and scores its shard
       auto [f, count] = optim::DistributedObjective::shard(n, comm->rank(), comm->size());
-      b = tasks::slice(b, f, count);
-      if (count == 0 || !(obj.weight(b) > 0)) continue;
+      if (count == 0) continue;
+      b = b->slice(f, count);
+      if (!(obj.weight(*b) > 0)) continue;
     }
-    auto ev = obj.evaluate(theta, b);
+    auto ev = obj.evaluate(theta, *b);
     const std::vector<Tensor> outputs = ev->output_values();
-    double w = models::loss_weight(b, obj.model().output_kind(), outputs.at(0).shape()[1]);
+    const double w = obj.weight(*b);
     loss_sum += ev->value() * w;
     weight_sum += w;
-    chunk_errors.back() = task.error_rate(b, outputs) * static_cast<double>(b.size());
+    chunk_errors.back() = task.score(*b, outputs) * static_cast<double>(b->size());
   }
   if (parallel) {
     double sums[2] = {loss_sum, weight_sum};

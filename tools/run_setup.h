@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "models/network_objective.h"
 #include "models/objective.h"
 #include "optim/communicator.h"
 #include "tasks/task.h"
@@ -12,11 +13,18 @@
 
 namespace tg::cli {
 
-// A model and its tasks, built from a config: the model's input/output sizes come from the task.
+// A model and its data, built from a config: the model's input/output sizes come from the data. The
+// model is a sequence model (models/model.h) on a sequence task, or a feedforward network
+// (models/network.h) on an image set; the trainer and the optimizers see only the Objective.
 struct RunSetup {
   RunConfig cfg;  // every option resolved (what config.json records)
-  std::unique_ptr<tasks::Task> train, valid, test;  // valid / test: the held-out parts, where the task has them
-  std::unique_ptr<models::ModelObjective> objective;
+  std::unique_ptr<tasks::Dataset> train, valid, test;  // valid / test: the held-out parts, where the data has them
+  std::unique_ptr<optim::Objective> objective;
+  models::ModelObjective* sequence = nullptr;    // *objective, when the model is a sequence model
+  models::NetworkObjective* network = nullptr;   // *objective, when the model is a feedforward network
+  // The sequence model's objective, for what only sequence models do (sampling, Ollivier's methods);
+  // for a network, a tg::Error saying `who` needs a sequence model.
+  models::ModelObjective& sequence_objective(const std::string& who) const;
 };
 RunSetup make_run(RunConfig cfg);
 
@@ -30,16 +38,16 @@ RunConfig with_current_defaults(RunConfig c);
 constexpr uint64_t kEvaluateSeedMix = 0x9e3779b97f4a7c15ULL;
 
 struct EvalResult {
-  double loss = 0;        // mean loss per target (nats for softmax)
-  double error_rate = 0;  // the task's own measure (bits per character for text)
-  int64_t sequences = 0;
+  double loss = 0;        // mean loss per target (nats for softmax; per pixel for an autoencoder)
+  double error_rate = 0;  // the data set's own measure (bits per character for text, squared error per image, ...)
+  int64_t sequences = 0;  // cases scored (sequences, images)
   Interval interval{};    // 95% interval of error_rate: Wilson's for a fraction of wrong sequences,
                           // batch means over chunks of 500 sequences for other measures
 };
-// Evaluates θ on `task`: its fixed sequences (up to max_sequences), or max_sequences fresh ones drawn
+// Evaluates θ on `data`: its fixed cases (up to max_sequences), or max_sequences fresh ones drawn
 // with a generator seeded by `seed ^ kEvaluateSeedMix` (the same every time: a fixed validation set). With a parallel
 // communicator, every rank scores its shard of each chunk and all get the combined result.
-EvalResult evaluate(models::ModelObjective& obj, const ParamVec& theta, const tasks::Task& task,
-                    int64_t max_sequences, uint64_t seed, optim::Communicator* comm = nullptr);
+EvalResult evaluate(optim::Objective& obj, const ParamVec& theta, const tasks::Dataset& data, int64_t max_sequences,
+                    uint64_t seed, optim::Communicator* comm = nullptr);
 
 }  // namespace tg::cli

@@ -250,7 +250,7 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
     distributed_.emplace(*run_.objective, comm);
   }
   theta_ = run_.objective->params().values().clone();
-  optimizer_ = make_optimizer(cfg_, *run_.objective, *run_.train);
+  optimizer_ = make_optimizer(cfg_, run_);
 }
 
 // Every input is valid by now: only then touch the output directory.
@@ -323,7 +323,7 @@ nlohmann::json Trainer::iterate(int64_t it) {
   nlohmann::json m = optimizer_->step(objective, theta_, *run_.train, rng_, it);
   m["iteration"] = it + 1;
   if ((cfg_.eval_every > 0 && (it + 1) % cfg_.eval_every == 0) || it + 1 == cfg_.steps) {
-    const tasks::Task& valid_task = run_.valid ? *run_.valid : *run_.train;
+    const tasks::Dataset& valid_task = run_.valid ? *run_.valid : *run_.train;
     last_eval_ = evaluate(*run_.objective, theta_, valid_task, cfg_.eval_batch, valid_seed_, &comm_);
     have_eval_ = true;
     m["valid_loss"] = last_eval_.loss;
@@ -345,8 +345,8 @@ nlohmann::json Trainer::iterate(int64_t it) {
 // held-out test part of a fixed one. Its figures go into the metrics line.
 bool Trainer::confirm_success(nlohmann::json& m) {
   if (cfg_.confirm_sequences == 0) return true;
-  const bool generated = run_.train->num_sequences() == 0;
-  const tasks::Task* task = generated ? run_.train.get() : run_.test.get();
+  const bool generated = run_.train->num_cases() == 0;
+  const tasks::Dataset* task = generated ? run_.train.get() : run_.test.get();
   if (!task) {
     m["confirm_skipped"] = "the task has fixed data and no held-out test part";
     return true;
@@ -357,10 +357,11 @@ bool Trainer::confirm_success(nlohmann::json& m) {
   if (std::isfinite(confirmation_->interval.low)) m["confirm_interval"] = {confirmation_->interval.low, confirmation_->interval.high};
   const bool held = confirmation_->error_rate < run_.train->success_threshold();
   if (!held && lead_ && !opt_.quiet)
-    std::fprintf(stderr, "%svalidation met the criterion (%s %.4g) but %lld fresh sequences did not (%.4g, 95%% in "
+    std::fprintf(stderr, "%svalidation met the criterion (%s %.4g) but %lld fresh %s did not (%.4g, 95%% in "
                          "[%.4g, %.4g]): training goes on\n",
                  ::isatty(STDERR_FILENO) ? "\n" : "", tasks::measure(cfg_.task).short_name.c_str(),
-                 last_eval_.error_rate, static_cast<long long>(confirmation_->sequences), confirmation_->error_rate,
+                 last_eval_.error_rate, static_cast<long long>(confirmation_->sequences), task->case_noun().c_str(),
+                 confirmation_->error_rate,
                  confirmation_->interval.low, confirmation_->interval.high);
   return held;
 }
@@ -416,8 +417,9 @@ std::optional<Stop> Trainer::stop_after(const nlohmann::json& m, int64_t done, b
   if (last) return std::nullopt;
   if (solved)
     return Stop{fmt::format("success criterion met at iteration {} ({}){}", at, run_.train->success_criterion(),
-                            confirmation_ ? fmt::format("; confirmed on {} fresh sequences: {:.4g}, 95% in [{:.4g}, {:.4g}]",
-                                                        confirmation_->sequences, confirmation_->error_rate,
+                            confirmation_ ? fmt::format("; confirmed on {} fresh {}: {:.4g}, 95% in [{:.4g}, {:.4g}]",
+                                                        confirmation_->sequences, run_.train->case_noun(),
+                                                        confirmation_->error_rate,
                                                         confirmation_->interval.low, confirmation_->interval.high)
                                           : "")};
   if (!finished.empty()) return Stop{fmt::format("{} stopped at iteration {}: {}", cfg_.optimizer, at, finished)};

@@ -22,7 +22,7 @@ printf 'In the beginning was the word.\n%.0s' $(seq 50) >t.txt
 expect float32_input  'big_input.jsonl:2: "inputs"\[0\]\[0\]: expected a finite number within float32.s range .* \(got 1e\+39\)' -- tasks --check big_input.jsonl
 expect float32_target 'big_target.jsonl:2: "targets"\[1\]\[0\]: expected a finite number within float32.s range .* \(got -1e\+39\)' -- tasks --check big_target.jsonl
 expect eval_data_and_task "eval: give --data .* or --task .*, not both" -- eval --run run --data to.jsonl --task xor
-expect train_data_and_task "train: --data t.txt is a text file for task 'text', but the task is \"addition\" \(--task\)" \
+expect train_data_and_task "train: --data t.txt is a file for task 'text' or 'images', but the task is \"addition\" \(--task\)" \
   -- train --task addition --data t.txt --steps 1 --out run2
 expect other_task_file "eval: to.jsonl holds task 'temporal_order' \(input symbols 6, output softmax 4\), but run run was trained on task 'addition' \(input dense 2, output linear 1\)" \
   -- eval --run run --data to.jsonl

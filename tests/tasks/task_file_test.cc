@@ -46,7 +46,7 @@ TEST(TaskFile, RoundTripsWhatSampleGives) {
                                   {"xor", {{"T", 10}}, 4}}) {
     const TaskInfo& info = find(name);
     const nlohmann::json cfg = resolve(info, options);
-    auto task = info.make(cfg);
+    auto task = make(name, cfg);
     const std::string path = dir.path(name + ".jsonl");
     write_task_file(path, *task, cfg, 42, n);
     EXPECT_FALSE(check::has_temporary_files(path));
@@ -211,7 +211,7 @@ TEST(TaskFile, HandWrittenFileIsATask) {
 TEST(TaskFile, DumpOfARegisteredTaskScoresLikeIt) {
   ScratchDir dir;
   const nlohmann::json cfg = resolve(find("temporal_order"), {{"T", 20}});
-  auto task = find("temporal_order").make(cfg);
+  auto task = make("temporal_order", cfg);
   write_task_file(dir.path("to.jsonl"), *task, cfg, 9, 10);
   auto file = open_task_file(dir.path("to.jsonl"));
   EXPECT_EQ(file->success_criterion(), task->success_criterion());

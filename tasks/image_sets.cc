@@ -1,0 +1,110 @@
+// The image data sets of the registry: Fashion-MNIST from Debian's dataset-fashion-mnist (the stand-in
+// for MNIST, which Debian does not package), images in any IDX file, and CURVES (tasks/curves.h).
+// Each comes as an autoencoder's data set (the image is the target) and, where it has labels, a
+// classifier's (name_classes).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
+
+#include "core/error.h"
+#include "core/options.h"
+#include "tasks/families.h"
+#include "tasks/images.h"
+
+namespace tg::tasks {
+
+namespace {
+using Pixels = ImageSet::Pixels;
+
+// One copy of a file's images however many parts and runs read it (the validation part is the test part).
+std::shared_ptr<const Pixels> cached(const std::string& key, const std::function<Pixels()>& load) {
+  static std::mutex mu;
+  static std::map<std::string, std::weak_ptr<const Pixels>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto p = cache[key].lock()) return p;
+  auto p = std::make_shared<const Pixels>(load());
+  cache[key] = p;
+  return p;
+}
+
+std::shared_ptr<const Pixels> idx_pixels(const std::string& images, const std::string& labels) {
+  return cached("idx:" + images + "|" + labels, [&] { return read_idx_images(images, labels); });
+}
+
+// Images [first, first + count) of `all`, as their own set.
+std::shared_ptr<const Pixels> rows_of(const Pixels& all, int64_t first, int64_t count) {
+  auto p = std::make_shared<Pixels>();
+  const int64_t d = all.height * all.width;
+  p->values.assign(all.values.begin() + first * d, all.values.begin() + (first + count) * d);
+  if (!all.labels.empty()) p->labels.assign(all.labels.begin() + first, all.labels.begin() + first + count);
+  p->count = count;
+  p->height = all.height;
+  p->width = all.width;
+  p->classes = all.classes;
+  return p;
+}
+
+const std::string kFashionDir = "/usr/share/datasets/fashion-mnist";
+
+std::unique_ptr<Dataset> fashion_mnist(const std::string& name, const nlohmann::json& cfg, ImageTarget target) {
+  OptionReader o(fmt::format("task '{}'", name), cfg);
+  const std::string dir = o.string("dir");
+  // Fashion-MNIST has no validation part: validation scores the test part (nothing is tuned on it here)
+  const bool train = o.choice("part", {"train", "valid", "test"}) == "train";
+  const std::string stem = dir + (train ? "/train" : "/t10k");
+  const std::string images = stem + "-images-idx3-ubyte.gz", labels = stem + "-labels-idx1-ubyte.gz";
+  try {
+    return std::make_unique<ImageSet>(name, idx_pixels(images, target == ImageTarget::label ? labels : ""), target,
+                                      images);
+  } catch (const Error& e) {
+    if (dir == kFashionDir && !std::ifstream(images))
+      throw Error(fmt::format("task '{}': {} is missing: install Debian's dataset-fashion-mnist (bash scripts/setup.sh)",
+                              name, images));
+    throw;
+  }
+}
+
+// A user's IDX file: the test part is test_file, or without one the last 10% of the file's images
+// (then the first 90% train).
+std::unique_ptr<Dataset> idx_images(const std::string& name, const nlohmann::json& cfg, ImageTarget target) {
+  OptionReader o(fmt::format("task '{}'", name), cfg);
+  const bool classes = target == ImageTarget::label;
+  const std::string file = o.string("file"), test_file = o.string("test_file");
+  const std::string labels = classes ? o.string("labels") : "", test_labels = classes ? o.string("test_labels") : "";
+  if (file.empty()) o.fail("file", "is required: an IDX file of images (train --data FILE.idx)");
+  if (classes && labels.empty()) o.fail("labels", "is required: the IDX file of the images' class labels");
+  if (classes && test_file.empty() != test_labels.empty())
+    o.fail("test_labels", "and test_file go together (give both or neither)");
+  const bool train = o.choice("part", {"train", "valid", "test"}) == "train";
+  if (!test_file.empty())
+    return std::make_unique<ImageSet>(name, idx_pixels(train ? file : test_file, train ? labels : test_labels), target,
+                                      train ? file : test_file);
+  const auto all = idx_pixels(file, labels);
+  const int64_t test = all->count / 10, kept = all->count - test;
+  if (test < 1)
+    throw Error(fmt::format("task '{}': {} holds {} image(s), too few to hold out a test part (give test_file)", name,
+                            file, all->count));
+  return std::make_unique<ImageSet>(name, train ? rows_of(*all, 0, kept) : rows_of(*all, kept, test), target,
+                                    fmt::format("{} ({} part)", file, train ? "training" : "held-out"));
+}
+}  // namespace
+
+void register_image_sets(std::vector<TaskInfo>& r) {
+  const nlohmann::json fashion = {{"dir", kFashionDir}, {"part", "train"}};
+  r.push_back({"fashion_mnist", "Fashion-MNIST images (28x28, 60,000 + 10,000) reconstructed by an autoencoder",
+               "000 §3.5 (stand-in for MNIST)", fashion,
+               [](const nlohmann::json& cfg) { return fashion_mnist("fashion_mnist", cfg, ImageTarget::image); }});
+  r.push_back({"fashion_mnist_classes", "Fashion-MNIST images classified into their 10 classes", "002 §2.1", fashion,
+               [](const nlohmann::json& cfg) { return fashion_mnist("fashion_mnist_classes", cfg, ImageTarget::label); }});
+  r.push_back({"images", "images of an IDX file (train --data FILE.idx) reconstructed by an autoencoder", "000 §3.5",
+               {{"file", ""}, {"test_file", ""}, {"part", "train"}},
+               [](const nlohmann::json& cfg) { return idx_images("images", cfg, ImageTarget::image); }});
+  r.push_back({"image_classes", "images of an IDX file classified by the labels of another", "002 §2.1",
+               {{"file", ""}, {"labels", ""}, {"test_file", ""}, {"test_labels", ""}, {"part", "train"}},
+               [](const nlohmann::json& cfg) { return idx_images("image_classes", cfg, ImageTarget::label); }});
+}
+
+}  // namespace tg::tasks

@@ -1,0 +1,156 @@
+// Feedforward networks (models/network.h): every registered network has gradient-check rows that pass
+// at order 2 and whose Gauss-Newton product equals Jᵀ H J assembled independently; the autoencoder
+// builder mirrors its encoder with a linear code layer; sparse initialisation gives each unit 15
+// incoming weights (tanh: scaled by 0.25, biases -0.5, as the thesis says); bad specs are one-line
+// errors; dropout masks are drawn only when asked and scale the kept units; the two loss means agree.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "gradcheck/network_specs.h"
+#include "models/network_objective.h"
+
+namespace tg::models {
+namespace {
+
+std::unique_ptr<Network> make(const std::string& name, const nlohmann::json& options, uint64_t seed = 1) {
+  const NetworkInfo* info = find_network(name);
+  Rng rng(seed);
+  return info->make(resolve(*info, options), DType::f64, rng);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+class NetworkRows : public ::testing::TestWithParam<check::NetworkSpec> {};
+
+TEST_P(NetworkRows, PassesTheGradientCheckAtOrderTwo) {
+  const check::Report r = check::check_network(GetParam());
+  EXPECT_TRUE(r.ok) << r.failure;
+}
+
+TEST_P(NetworkRows, GaussNewtonIsJtHJ) {
+  const check::Report r = check::check_network_gauss_newton(GetParam());
+  EXPECT_TRUE(r.ok) << r.failure;
+  EXPECT_LT(r.worst, 1e-6);
+}
+
+std::string row_name(const ::testing::TestParamInfo<check::NetworkSpec>& info) {
+  std::string s = info.param.name;
+  for (char& c : s)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+INSTANTIATE_TEST_SUITE_P(Zoo, NetworkRows, ::testing::ValuesIn(check::network_specs()), row_name);
+
+TEST(Network, EveryRegisteredNetworkHasARow) {
+  for (const NetworkInfo& n : networks()) {
+    bool found = false;
+    for (const check::NetworkSpec& s : check::network_specs()) found = found || s.network == n.name;
+    EXPECT_TRUE(found) << n.name << " has no gradient-check row in gradcheck/network_specs.cc";
+  }
+}
+
+TEST(Network, AutoencoderMirrorsItsEncoderWithALinearCode) {
+  auto net = make("autoencoder", {{"in", 784}, {"out", 784}});  // the thesis's CURVES net
+  const std::vector<int64_t> want = {784, 400, 200, 100, 50, 25, 6, 25, 50, 100, 200, 400, 784};
+  ASSERT_EQ(net->layers().size(), want.size() - 1);
+  int64_t params = 0;
+  for (size_t l = 0; l < net->layers().size(); ++l) {
+    const Network::Layer& layer = net->layers()[l];
+    EXPECT_EQ(layer.in, want[l]);
+    EXPECT_EQ(layer.out, want[l + 1]);
+    params += (layer.in + 1) * layer.out;
+    if (l == 5) EXPECT_EQ(layer.activation, Activation::linear) << "the code layer";
+    else if (l + 1 < net->layers().size()) EXPECT_EQ(layer.activation, Activation::logistic) << "layer " << l;
+  }
+  EXPECT_EQ(net->params().numel(), params);
+  EXPECT_EQ(net->output_kind(), tasks::OutputKind::logistic);
+  auto listed = make("autoencoder", {{"in", 6}, {"out", 6}, {"encoder", {6, 3}}, {"code", "logistic"}});
+  EXPECT_EQ(listed->layers().front().activation, Activation::logistic);
+}
+
+TEST(Network, SparseInitGivesEachUnitFifteenIncomingWeights) {
+  for (const char* activation : {"logistic", "tanh"}) {
+    auto net = make("autoencoder", {{"in", 40}, {"out", 40}, {"encoder", "40-30-10"}, {"activation", activation}});
+    const bool tanh = std::string(activation) == "tanh";
+    for (size_t l = 0; l < net->layers().size(); ++l) {
+      const Network::Layer& layer = net->layers()[l];
+      const Tensor& w = net->params().value(layer.W);
+      double sum_sq = 0;
+      int64_t nonzero_total = 0;
+      for (int64_t j = 0; j < layer.out; ++j) {
+        int64_t nonzero = 0;
+        for (int64_t i = 0; i < layer.in; ++i) {
+          const double v = w.at(i * layer.out + j);
+          nonzero += v != 0;
+          sum_sq += v * v;
+        }
+        EXPECT_EQ(nonzero, std::min<int64_t>(15, layer.in)) << activation << " layer " << l << " unit " << j;
+        nonzero_total += nonzero;
+      }
+      // N(0, 1) draws, times 0.25 for tanh hidden layers
+      const bool scaled = tanh && layer.activation == Activation::tanh;
+      EXPECT_NEAR(std::sqrt(sum_sq / static_cast<double>(nonzero_total)), scaled ? 0.25 : 1.0, scaled ? 0.06 : 0.25)
+          << activation << " layer " << l;
+      const Tensor& b = net->params().value(layer.b);
+      for (int64_t j = 0; j < layer.out; ++j) EXPECT_EQ(b.at(j), scaled ? -0.5 : 0.0) << activation << " layer " << l;
+    }
+  }
+}
+
+TEST(Network, BadSpecsAreOneLineErrors) {
+  EXPECT_NE(error_of([] { make("autoencoder", {{"in", 625}, {"out", 625}}); }).find("starts at 784 units, but the data has 625"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { make("autoencoder", {{"in", 784}, {"out", 784}, {"encoder", "784-x-30"}}); }).find("'x' is not a size"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { make("autoencoder", {{"in", 784}, {"out", 784}, {"encoder", "784"}}); }).find("at least two"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { make("mlp", {{"in", 4}, {"out", 2}, {"dropout", 1.0}}); }).find("dropout"), std::string::npos);
+  EXPECT_NE(error_of([] { make("mlp", {{"in", 4}, {"out", 2}, {"activation", "swish"}}); }).find("swish"), std::string::npos);
+  EXPECT_EQ(find_network("lstm"), nullptr);
+}
+
+TEST(Network, DropoutMasksAreDrawnOnlyWhenAskedAndScaleTheKeptUnits) {
+  NetworkObjective plain(make("mlp", {{"in", 50}, {"out", 3}, {"hidden", {40}}}));
+  tasks::Images b;
+  b.inputs = Tensor::zeros({200, 50}, DType::f32);
+  Rng rng(9), untouched(9);
+  plain.draw_noise(b, rng);
+  EXPECT_TRUE(b.keep.empty());
+  EXPECT_EQ(rng(), untouched()) << "no dropout: no random numbers drawn";
+  NetworkObjective dropped(make("mlp", {{"in", 50}, {"out", 3}, {"hidden", {40}}, {"dropout", 0.5}}));
+  dropped.draw_noise(b, rng);
+  ASSERT_EQ(b.keep.size(), 2u);
+  EXPECT_EQ(b.keep[0].raw(), nullptr) << "input_dropout is 0";
+  ASSERT_EQ(b.keep[1].shape(), (Shape{200, 40}));
+  int64_t zeros = 0;
+  for (int64_t i = 0; i < b.keep[1].size(); ++i) {
+    const double k = b.keep[1].at(i);
+    EXPECT_TRUE(k == 0 || k == 2) << k;
+    zeros += k == 0;
+  }
+  EXPECT_NEAR(static_cast<double>(zeros) / 8000.0, 0.5, 0.03);
+}
+
+TEST(Network, TheLossMeanOverCasesIsTheMeanOverOutputsTimesTheirNumber) {
+  const check::NetworkSpec spec = check::network_specs()[3];  // autoencoder, logistic outputs
+  NetworkObjective cases(check::make_network(spec)), outputs(check::make_network(spec), {.mean_over = "outputs"});
+  const tasks::Images b = check::tiny_images(cases.network());
+  const ParamVec theta = cases.params().values().clone();
+  const double out = static_cast<double>(cases.network().output_size());
+  EXPECT_NEAR(cases.evaluate(theta, b)->value(), out * outputs.evaluate(theta, b)->value(), 1e-12);
+  EXPECT_DOUBLE_EQ(cases.weight(b), 3.0);
+  EXPECT_DOUBLE_EQ(outputs.weight(b), 3.0 * out);
+  EXPECT_NE(error_of([] { network_objective_options_from_json({{"mean_over", "pixels"}}); }).find("pixels"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tg::models
