@@ -215,8 +215,13 @@ void check_same_kind_of_run(const RunConfig& requested, const std::string& ckpt_
 
 // A new run's data files as absolute paths, so that eval and sample find them from any directory.
 RunConfig with_absolute_data_paths(RunConfig c, bool resume) {
-  if (!resume && c.task == "text")
+  if (resume) return c;
+  if (c.task == "text")
     c.task_options = tasks::text::with_absolute_paths(tasks::resolve(tasks::find("text"), c.task_options));
+  for (const char* key : {"file", "test_file", "labels", "test_labels", "dir"})  // the image tasks' files
+    if (c.task != "text" && c.task_options.contains(key) && c.task_options[key].is_string() &&
+        !c.task_options[key].get<std::string>().empty())
+      c.task_options[key] = fs::absolute(c.task_options[key].get<std::string>()).lexically_normal().string();
   return c;
 }
 

@@ -2,8 +2,9 @@
 # Kills `tapegrad train` with SIGKILL at 20+ random moments after its first checkpoint. After every
 # kill the checkpoint must load, and the run continued with --resume must end bit-identical
 # (parameters, optimizer state, metrics) to an uninterrupted run with the same seed and thread count.
-# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise]   (optimizer: any of train's, riemannian included)
-# With "noise", training uses dropout and weight noise, drawn from the checkpointed RNG.
+# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise|network]   (optimizer: any of train's, riemannian included)
+# With "noise", training uses dropout and weight noise, drawn from the checkpointed RNG. With "network",
+# the run is a feedforward autoencoder with dropout on images of an IDX file (the image data path).
 set -euo pipefail
 TG=$1
 OPT=${2:-adam}
@@ -22,6 +23,18 @@ if [ "$OPT" = riemannian ]; then  # Ollivier's methods train his models on his t
   args=(--model glnn --task distant_xor --optimizer riemannian --seed 7 --steps 1500 --quiet --set dtype=float64
         --set task_options.T=10 --set task_options.lines=400 --set model_options.units=6 --set model_options.graph=full
         --set optimizer_options.line_batch=64 --set eval_every=5 --set eval_batch=2 --set checkpoint_every=1)
+fi
+if [ "$NOISE" = network ]; then  # 300 random 8x8 images of unsigned bytes in an IDX file
+  $PY - "$work/images.idx" <<'PYEOF'
+import sys, numpy as np
+x = np.random.default_rng(3).integers(0, 256, size=(300, 8, 8), dtype=np.uint8)
+open(sys.argv[1], "wb").write(bytes([0, 0, 8, 3]) + np.array(x.shape, dtype=">u4").tobytes() + x.tobytes())
+PYEOF
+  STEPS=30000; [ "$OPT" = hf ] && STEPS=3000  # a small network's steps are fast
+  args=(--model autoencoder --task images --optimizer "$OPT" --seed 7 --steps $STEPS --quiet
+        --set task_options.file="$work/images.idx" --set model_options.encoder=64-16-4 --set model_options.dropout=0.2
+        --set batch=50 --set curvature_batch=10 --set eval_every=5 --set eval_batch=100 --set checkpoint_every=1)
+  [ "$OPT" = hf ] && args+=(--set optimizer_options.max_cg=30)
 fi
 [ "$NOISE" = noise ] && args+=(--set objective_options.input_dropout=0.2 --set objective_options.output_dropout=0.3
                                --set objective_options.weight_noise=0.01)
