@@ -17,6 +17,7 @@
 #include "tasks/text.h"
 #include "tools/commands.h"
 #include "tools/config_diff.h"
+#include "tools/loaded_run.h"
 #include "tools/trainer.h"
 
 namespace tg::cli {
@@ -81,49 +82,6 @@ RunConfig resolve_train_config(const TrainArgs& a) {
   if (a.cpu_budget >= 0) j["cpu_budget"] = a.cpu_budget;
   for (const std::string& s : a.sets) apply_set(j, s);
   return run_config_from_json(j, a.config.empty() ? "options" : a.config);
-}
-
-// The config and the trained parameters of a run directory.
-struct LoadedRun {
-  RunSetup run;
-  ParamVec theta;
-};
-// The checkpoint holds the config its parameters were trained with; config.json is a readable copy.
-// An edited copy must not silently turn the parameters into a different model, and a lost one must not
-// make the run unusable: `who` (eval, sample) refuses a mismatch naming the first differing option,
-// and without config.json uses the checkpoint's config.
-LoadedRun load_run(const std::string& dir, const std::string& who) {
-  const std::string cfg_path = dir + "/config.json", ckpt_path = dir + "/checkpoint.npz";
-  const RunConfig trained = run_config_from_json(read_checkpoint_config(ckpt_path), ckpt_path + ": config");
-  RunSetup run;
-  struct stat st {};
-  if (::lstat(cfg_path.c_str(), &st) != 0 && errno == ENOENT) {
-    std::fprintf(stderr, "%s: %s is missing; using the config stored in %s\n", who.c_str(), cfg_path.c_str(),
-                 ckpt_path.c_str());
-    run = make_run(trained);
-  } else {
-    const RunConfig copy = run_config_from_json(read_json_file(cfg_path), cfg_path);
-    run = make_run(trained);
-    // --resume may change how long a run trains and how often it saves (the checkpoint records it),
-    // nothing else. A run of an older build lacks the options added since: compare both with the
-    // defaults filled in.
-    if (run_identity(copy) != run_identity(trained)) {
-      nlohmann::json resolved = run_identity(copy);
-      try {
-        resolved = run_identity(make_run(copy).cfg);
-      } catch (const Error&) {  // an edit that makes no valid run: the raw difference says which
-      }
-      if (auto d = first_difference(run_identity(run.cfg), resolved, "in the checkpoint", "in config.json"))
-        throw Error(fmt::format("{}: {} does not match the config the run was trained with ({}): {}; restore it, or "
-                                "delete it to use the checkpoint's",
-                                who, cfg_path, ckpt_path, *d));
-    }
-  }
-  LoadedRun r{std::move(run), {}};
-  blas::set_threads(r.run.cfg.threads);
-  Checkpoint c = load_checkpoint(ckpt_path, r.run.objective->params());
-  r.theta = c.theta;
-  return r;
 }
 
 // Target characters outside a text run's vocabulary all map to one symbol that training never saw as a
