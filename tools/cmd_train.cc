@@ -1,6 +1,5 @@
 // tapegrad train / eval / sample: training runs of the model zoo on the tasks, and their use.
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <cerrno>
 #include <algorithm>
@@ -134,9 +133,8 @@ int eval_images(LoadedRun& r, const std::string& dir, const std::string& data, c
     if (!data.empty()) {  // a user's IDX file, whole, scored like the run's own images
       name = cfg.task == "fashion_mnist_classes" || cfg.task == "image_classes" ? "image_classes" : "images";
       if (name == "image_classes")
-        throw Error(fmt::format("eval --data: run {} classifies images; give the labels too: --task image_classes "
-                                "--set is not available here, so train-style options cannot be passed (score a "
-                                "labelled IDX file by training options test_file / test_labels)",
+        throw Error(fmt::format("eval --data: run {} classifies images, and an IDX image file alone has no labels (to "
+                                "score labelled images, train with task_options.test_file and test_labels)",
                                 dir));
       o = {{"file", data}, {"test_file", data}, {"part", "test"}};
       parts.emplace_back(data, tasks::make_dataset(name, o));
