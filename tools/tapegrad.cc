@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
   reg("train", "train a model on a task (checkpoints, metrics, exact resume)", tg::cli::add_train);
   reg("eval", "score a trained run: the task's error measure, or bits per character", tg::cli::add_eval);
   reg("sample", "generate text from a trained character-level run", tg::cli::add_sample);
+  reg("reconstruct", "an autoencoder run's reconstructions beside the original images, as a PNG grid",
+      tg::cli::add_reconstruct);
   reg("plot", "training curves of a run (metrics.jsonl) as a PNG, via gnuplot", tg::cli::add_plot);
   reg("tasks", "list the tasks; --dump NAME writes generated sequences to a task file, --check FILE validates one",
       tg::cli::add_tasks);

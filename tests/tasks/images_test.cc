@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "tasks/curves.h"
 #include "tasks/images.h"
 #include "tasks/task.h"
 #include "tests/tasks/util.h"
@@ -127,6 +128,24 @@ TEST(Images, UserIdxTaskHoldsOutATenthWithoutATestFile) {
   expect_error([&] { make("images", {{"file", file}}); }, {"needs sequences", "images"});
   expect_error([&] { as_task(*train, "sample"); }, {"sample needs sequences", "'images'"});
   EXPECT_EQ(measure("images").short_name, "sq.err");
+}
+
+TEST(Images, CurvesPartsAreDisjointRangesOfOneGeneratorStream) {
+  auto train = make_dataset("curves", {});
+  auto test = make_dataset("curves", {{"part", "test"}});
+  auto valid_train = make_dataset("curves", {{"part", "valid"}, {"validate_on", "train"}});
+  EXPECT_EQ(train->num_cases(), 20000);
+  EXPECT_EQ(test->num_cases(), 10000);
+  EXPECT_EQ(valid_train->num_cases(), 20000);
+  EXPECT_EQ(train->signature().input_dim, 784);
+  const auto& tr = dynamic_cast<const ImageSet&>(*train).pixels();
+  const auto& te = dynamic_cast<const ImageSet&>(*test).pixels();
+  const std::vector<float> first_test = curves::generate(1, 20000, 1), first_train = curves::generate(1, 0, 1);
+  EXPECT_TRUE(std::equal(first_test.begin(), first_test.end(), te.values.begin()));
+  EXPECT_TRUE(std::equal(first_train.begin(), first_train.end(), tr.values.begin()));
+  auto other = make_dataset("curves", {{"seed", 2}});
+  EXPECT_NE(dynamic_cast<const ImageSet&>(*other).pixels().values, tr.values);
+  EXPECT_GT(train->chance_level(), 0);
 }
 
 TEST(Images, FashionMnistFromDebian) {
