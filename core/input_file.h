@@ -90,15 +90,6 @@ class InputFile {
     return out;
   }
 
-  // Up to n bytes from here (fewer at the end of the file).
-  std::string read_prefix(size_t n) {
-    std::string out(n, '\0');
-    out.resize(std::fread(out.data(), 1, n, file_));
-    if (std::ferror(file_)) fail(fmt::format("read error: {}", std::strerror(errno)));
-    read_ += static_cast<int64_t>(out.size());
-    return out;
-  }
-
   // The next line without its '\n'; false at the end of the file.
   bool read_line(std::string& line) {
     const ssize_t n = ::getline(&line_buf_, &line_cap_, file_);

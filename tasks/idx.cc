@@ -124,6 +124,20 @@ float element(const uint8_t* p, const ElementType& t) {
 }
 }  // namespace
 
+bool looks_like_idx(const std::string& path) {
+  try {
+    InputFile(path, "IDX file", kMaxIdxFileBytes);  // a regular file: gzopen would wait on a FIFO
+  } catch (const Error&) {
+    return false;
+  }
+  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files as they are
+  if (!f) return false;
+  unsigned char head[4];
+  const int n = gzread(f, head, 4);
+  gzclose(f);
+  return n == 4 && head[0] == 0 && head[1] == 0 && head[2] >= 0x08 && head[2] <= 0x0E && head[3] >= 1 && head[3] <= 4;
+}
+
 IdxArray read_idx(const std::string& path, int64_t max_values) {
   InputFile file(path, "IDX file", kMaxIdxFileBytes);
   ByteSource in(path, file.read_all<std::vector<uint8_t>>());

@@ -18,6 +18,10 @@ struct IdxArray {
   int64_t size() const { return static_cast<int64_t>(values.size()); }
 };
 
+// Whether `path` starts like an IDX file (two zero bytes, a type code, 1 to 4 dimensions), after
+// inflating it if it is gzip-compressed; false for anything unreadable (the reader says why).
+bool looks_like_idx(const std::string& path);
+
 // Reads `path`; a gzip stream (magic 1f 8b) is inflated with zlib, anything else read as stored.
 IdxArray read_idx(const std::string& path, int64_t max_values = int64_t{1} << 31);
 

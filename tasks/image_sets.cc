@@ -4,6 +4,7 @@
 // classifier's (name_classes).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -21,14 +22,19 @@ namespace {
 using Pixels = ImageSet::Pixels;
 
 // One copy of a file's images however many parts and runs read it (the validation part is the test part).
+// The lock is not held while loading: a loader may itself read the cache (a held-out part of a file).
 std::shared_ptr<const Pixels> cached(const std::string& key, const std::function<Pixels()>& load) {
   static std::mutex mu;
   static std::map<std::string, std::weak_ptr<const Pixels>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto p = cache[key].lock()) return p;
+  }
+  auto loaded = std::make_shared<const Pixels>(load());
   std::lock_guard<std::mutex> lock(mu);
-  if (auto p = cache[key].lock()) return p;
-  auto p = std::make_shared<const Pixels>(load());
-  cache[key] = p;
-  return p;
+  if (auto p = cache[key].lock()) return p;  // another thread loaded it meanwhile
+  cache[key] = loaded;
+  return loaded;
 }
 
 std::shared_ptr<const Pixels> idx_pixels(const std::string& images, const std::string& labels) {
@@ -102,15 +108,22 @@ std::unique_ptr<Dataset> idx_images(const std::string& name, const nlohmann::jso
   if (classes && test_file.empty() != test_labels.empty())
     o.fail("test_labels", "and test_file go together (give both or neither)");
   const bool train = o.choice("part", {"train", "valid", "test"}) == "train";
-  if (!test_file.empty())
-    return std::make_unique<ImageSet>(name, idx_pixels(train ? file : test_file, train ? labels : test_labels), target,
-                                      train ? file : test_file);
-  const auto all = idx_pixels(file, labels);
-  const int64_t test = all->count / 10, kept = all->count - test;
-  if (test < 1)
-    throw Error(fmt::format("task '{}': {} holds {} image(s), too few to hold out a test part (give test_file)", name,
-                            file, all->count));
-  return std::make_unique<ImageSet>(name, train ? rows_of(*all, 0, kept) : rows_of(*all, kept, test), target,
+  if (!test_file.empty()) {
+    // both parts' outputs cover every class either file has, so the parts' signatures agree
+    const auto train_pixels = idx_pixels(file, labels), test_pixels = idx_pixels(test_file, test_labels);
+    return std::make_unique<ImageSet>(name, train ? train_pixels : test_pixels, target, train ? file : test_file,
+                                      std::max(train_pixels->classes, test_pixels->classes));
+  }
+  const std::string key = fmt::format("idx:{}|{}|{}", file, labels, train ? "head" : "tail");
+  const auto part = cached(key, [&] {
+    const auto all = idx_pixels(file, labels);
+    const int64_t test = all->count / 10, kept = all->count - test;
+    if (test < 1)
+      throw Error(fmt::format("task '{}': {} holds {} image(s), too few to hold out a test part (give test_file)", name,
+                              file, all->count));
+    return *(train ? rows_of(*all, 0, kept) : rows_of(*all, kept, test));
+  });
+  return std::make_unique<ImageSet>(name, part, target,  // rows_of keeps the whole file's class count
                                     fmt::format("{} ({} part)", file, train ? "training" : "held-out"));
 }
 }  // namespace

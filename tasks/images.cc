@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -50,8 +51,13 @@ std::string Images::describe() const {
                     : fmt::format("a batch of {} vectors of {} values", size(), inputs.shape()[1]);
 }
 
-ImageSet::ImageSet(std::string name, std::shared_ptr<const Pixels> pixels, ImageTarget target, std::string source)
-    : name_(std::move(name)), pixels_(std::move(pixels)), target_(target), source_(std::move(source)) {
+ImageSet::ImageSet(std::string name, std::shared_ptr<const Pixels> pixels, ImageTarget target, std::string source,
+                   int64_t classes)
+    : name_(std::move(name)),
+      pixels_(std::move(pixels)),
+      target_(target),
+      source_(std::move(source)),
+      classes_(std::max(classes, pixels_->classes)) {
   if (pixels_->count < 1) throw Error(fmt::format("{}: no images", source_));
   if (target_ == ImageTarget::label && pixels_->labels.empty())
     throw Error(fmt::format("{}: no class labels to train a classifier on", source_));
@@ -61,7 +67,7 @@ Signature ImageSet::signature() const {
   Signature s;
   s.input_dim = pixels_->height * pixels_->width;
   s.output = target_ == ImageTarget::image ? OutputKind::logistic : OutputKind::softmax;
-  s.output_dim = target_ == ImageTarget::image ? s.input_dim : pixels_->classes;
+  s.output_dim = target_ == ImageTarget::image ? s.input_dim : classes_;
   return s;
 }
 
@@ -109,7 +115,7 @@ double ImageSet::score(const Data& d, const std::vector<Tensor>& outputs) const 
     if (target_ == ImageTarget::image) {
       for (int64_t k = 0; k < out; ++k) {
         const double xhat = 1.0 / (1.0 + std::exp(-z.at(i * out + k)));
-        const double e = b.inputs.at(i * out + k) - xhat;
+        const double e = b.targets.at(i * out + k) - xhat;
         total += e * e;
       }
     } else {

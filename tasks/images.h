@@ -47,8 +47,10 @@ class ImageSet : public Dataset {
     int64_t count = 0, height = 0, width = 0;
     int64_t classes = 0;  // 1 + the largest label (0 without labels)
   };
-  // `source` names the data in messages ("CURVES training images", a file name).
-  ImageSet(std::string name, std::shared_ptr<const Pixels> pixels, ImageTarget target, std::string source);
+  // `source` names the data in messages ("CURVES training images", a file name). `classes`: the number
+  // of classes the outputs cover when the other parts of the data have more than these pixels' labels.
+  ImageSet(std::string name, std::shared_ptr<const Pixels> pixels, ImageTarget target, std::string source,
+           int64_t classes = 0);
 
   const std::string& name() const override { return name_; }
   Signature signature() const override;
@@ -71,6 +73,7 @@ class ImageSet : public Dataset {
   std::shared_ptr<const Pixels> pixels_;
   ImageTarget target_;
   std::string source_;
+  int64_t classes_;
 };
 
 // An IDX image file (and optionally its labels file) as Pixels: unsigned-byte images are scaled by

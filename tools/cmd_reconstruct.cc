@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "core/error.h"
@@ -45,7 +46,8 @@ Run add_reconstruct(CLI::App& app) {
     const Tensor logits = r.run.objective->evaluate(r.theta, images)->output_values().at(0);
     const int64_t d = images.height * images.width, cols = std::min(*columns, n), rows = (n + cols - 1) / cols;
     // grid row 2k: originals k*cols ..; grid row 2k+1: their reconstructions
-    std::vector<float> cells(static_cast<size_t>(2 * rows * cols * d), 0.0f);
+    // cells without an image stay NaN, which the grid draws grey, apart from any image
+    std::vector<float> cells(static_cast<size_t>(2 * rows * cols * d), std::numeric_limits<float>::quiet_NaN());
     double error = 0;
     for (int64_t i = 0; i < n; ++i) {
       const int64_t row = i / cols, col = i % cols;

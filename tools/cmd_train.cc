@@ -12,6 +12,7 @@
 #include "core/input_file.h"
 #include "core/json.h"
 #include "ops/blas.h"
+#include "tasks/idx.h"
 #include "tasks/task_file.h"
 #include "tasks/text.h"
 #include "tools/commands.h"
@@ -32,21 +33,6 @@ struct TrainArgs {
   bool resume = false, quiet = false;
 };
 
-// An IDX file's magic number: two zero bytes, a type code 0x08..0x0E, and 1 to 4 dimensions; or gzip's
-// (the text task reads no compressed files; the IDX reader inflates them).
-bool looks_like_idx(const std::string& path) {
-  std::string head;
-  try {
-    head = InputFile(path, "data file", kMaxTaskFileBytes).read_prefix(4);
-  } catch (const Error&) {
-    return false;  // the task that reads it names the problem
-  }
-  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
-    return true;
-  return head.size() == 4 && head[0] == 0 && head[1] == 0 && head[2] >= 0x08 && head[2] <= 0x0E && head[3] >= 1 &&
-         head[3] <= 4;
-}
-
 RunConfig resolve_train_config(const TrainArgs& a) {
   nlohmann::json j = nlohmann::json::object();
   if (a.resume && a.config.empty()) {
@@ -66,7 +52,7 @@ RunConfig resolve_train_config(const TrainArgs& a) {
   if (!a.data.empty()) {
     // --data names the file of task 'text' or of an image task ('images', 'image_classes'); without a
     // task, an IDX file (images) or a text file decides which
-    if (!j.contains("task")) j["task"] = looks_like_idx(a.data) ? "images" : "text";
+    if (!j.contains("task")) j["task"] = tasks::looks_like_idx(a.data) ? "images" : "text";
     const bool images = j["task"] == "images" || j["task"] == "image_classes";
     if (j["task"] != "text" && !images)
       throw Error(fmt::format("train: --data {} is a file for task 'text' or 'images', but the task is {} ({}); drop "
@@ -126,48 +112,57 @@ UnknownCharacters unknown_characters(models::ModelObjective& obj, const ParamVec
 // training part and the test part (or on --data / --task instead), every image unless -n limits it.
 int eval_images(LoadedRun& r, const std::string& dir, const std::string& data, const std::string& task, int64_t count) {
   const RunConfig& cfg = r.run.cfg;
-  std::vector<std::pair<std::string, std::unique_ptr<tasks::Dataset>>> parts;
+  struct Part {
+    std::string what;
+    const tasks::Dataset* data;
+  };
+  std::vector<Part> parts;
+  std::vector<std::unique_ptr<tasks::Dataset>> owned;
   if (!data.empty() || !task.empty()) {
-    nlohmann::json o = cfg.task_options;
     std::string name = task.empty() ? cfg.task : task;
+    nlohmann::json o = nlohmann::json::object();
     if (!data.empty()) {  // a user's IDX file, whole, scored like the run's own images
-      name = cfg.task == "fashion_mnist_classes" || cfg.task == "image_classes" ? "image_classes" : "images";
-      if (name == "image_classes")
+      if (cfg.task == "fashion_mnist_classes" || cfg.task == "image_classes")
         throw Error(fmt::format("eval --data: run {} classifies images, and an IDX image file alone has no labels (to "
                                 "score labelled images, train with task_options.test_file and test_labels)",
                                 dir));
-      o = {{"file", data}, {"test_file", data}, {"part", "test"}};
-      parts.emplace_back(data, tasks::make_dataset(name, o));
-    } else {
-      for (const char* part : {"train", "test"}) {
-        o["part"] = part;
-        parts.emplace_back(fmt::format("{} ({} part)", name, part), tasks::make_dataset(name, o));
-      }
+      name = "images";
+      o = {{"file", data}, {"test_file", data}};
+    } else {  // another image task: the run's options that it has too (seed, dir, ...)
+      for (const auto& [key, value] : cfg.task_options.items())
+        if (tasks::find(name).defaults.contains(key) && key != "part") o[key] = value;
     }
-    const tasks::Signature want = r.run.train->signature(), got = parts.back().second->signature();
+    for (const char* part : {"train", "test"}) {
+      if (!data.empty() && std::string(part) == "train") continue;
+      o["part"] = part;
+      owned.push_back(tasks::make_dataset(name, o));
+      parts.push_back({data.empty() ? fmt::format("{} ({} part)", name, part) : data, owned.back().get()});
+    }
+    const tasks::Signature want = r.run.train->signature(), got = owned.back()->signature();
     if (got.symbolic_input || got.input_dim != want.input_dim || got.output != want.output || got.output_dim != want.output_dim)
       throw Error(fmt::format("eval: {} gives {} inputs and {} {} outputs, but run {} was trained for {} inputs and {} {} "
                               "outputs ({})",
-                              parts.back().first, got.input_dim, got.output_dim, tasks::output_kind_name(got.output), dir,
+                              parts.back().what, got.input_dim, got.output_dim, tasks::output_kind_name(got.output), dir,
                               want.input_dim, want.output_dim, tasks::output_kind_name(want.output), cfg.task));
   } else {
-    parts.emplace_back(fmt::format("{} (training part)", cfg.task), nullptr);
-    parts.emplace_back(fmt::format("{} (test part)", cfg.task), nullptr);
+    parts.push_back({fmt::format("{} (training part)", cfg.task), r.run.train.get()});
+    parts.push_back({fmt::format("{} (test part)", cfg.task), r.run.test ? r.run.test.get() : r.run.train.get()});
   }
-  const tasks::Measure measure = tasks::measure(parts.back().second ? parts.back().second->name() : cfg.task);
-  const bool reconstruct = r.run.network->network().output_kind() != tasks::OutputKind::softmax;
+  const tasks::Measure measure = tasks::measure(parts.back().data->name());
+  const models::Network& net = r.run.network->network();
+  const bool reconstruct = net.output_kind() != tasks::OutputKind::softmax;
   fmt::print("eval {}: {}; loss: {}\n", dir, measure.name,
              reconstruct ? "binary cross-entropy per pixel (nats)" : "cross-entropy per image (nats)");
-  for (auto& [what, owned] : parts) {
-    const tasks::Dataset& d = owned ? *owned : what.find("training") != std::string::npos ? *r.run.train : *r.run.test;
-    const int64_t n = count > 0 ? std::min(count, d.num_cases()) : d.num_cases();
-    const EvalResult e = evaluate(*r.run.objective, r.theta, d, n, 0);
+  for (const Part& p : parts) {
+    const int64_t n = count > 0 ? std::min(count, p.data->num_cases()) : p.data->num_cases();
+    const EvalResult e = evaluate(*r.run.objective, r.theta, *p.data, n, 0);
     // the objective's mean is per image or per output unit (objective_options.mean_over): report per pixel
-    const models::Network& net = r.run.network->network();
-    const double per_output = r.run.network->weight(*d.cases(0, 1)) > 1 ? 1.0 : static_cast<double>(net.output_size());
-    fmt::print("{}: {} images  {} {:.6f}  95% interval [{:.6f}, {:.6f}]  loss {:.6f}\n", what, e.sequences,
-               measure.short_name, e.error_rate, e.interval.low, e.interval.high,
-               reconstruct ? e.loss / per_output : e.loss);
+    const double per_output = r.run.network->weight(*p.data->cases(0, 1)) > 1 ? 1.0 : static_cast<double>(net.output_size());
+    const std::string interval = std::isfinite(e.interval.low)
+                                     ? fmt::format("95% interval [{:.6f}, {:.6f}]", e.interval.low, e.interval.high)
+                                     : std::string("(no interval: fewer than 1,000 images)");
+    fmt::print("{}: {} images  {} {:.6f}  {}  loss {:.6f}\n", p.what, e.sequences, measure.short_name, e.error_rate,
+               interval, reconstruct ? e.loss / per_output : e.loss);
   }
   return 0;
 }

@@ -47,6 +47,17 @@ void make_data(RunSetup& run, const RunConfig& cfg) {
     t["part"] = "test";
     run.valid = tasks::make_dataset(cfg.task, v);
     run.test = tasks::make_dataset(cfg.task, t);
+    // one model serves every part: the parts must agree on its inputs and outputs (a test file's labels
+    // with a class the training file lacks would otherwise fail at the first validation)
+    const tasks::Signature want = run.train->signature();
+    for (const tasks::Dataset* part : {run.valid.get(), run.test.get()}) {
+      const tasks::Signature got = part->signature();
+      if (got.symbolic_input != want.symbolic_input || got.input_dim != want.input_dim || got.output != want.output ||
+          got.output_dim != want.output_dim)
+        throw Error(fmt::format("task '{}': its {} part has {} inputs and {} outputs, its training part {} and {}",
+                                cfg.task, part == run.valid.get() ? "validation" : "test", got.input_dim,
+                                got.output_dim, want.input_dim, want.output_dim));
+    }
   }
 }
 
@@ -77,6 +88,17 @@ void make_network(RunSetup& run, RunConfig& cfg, const models::NetworkInfo& info
   fill("out", sig.output_dim);
   fill("output", models::output_kind_name(sig.output));
   cfg.model_options = models::resolve(info, opts);
+  // Structural damping weighs a recurrent model's hidden pre-activations; a network has no such block,
+  // so HF's mu would be recorded in config.json without acting: it is 0 for networks, and asking for
+  // more is an error.
+  if (cfg.optimizer == "hf") {
+    const nlohmann::json& o = cfg.optimizer_options;
+    if (o.is_object() && o.contains("mu") && o["mu"].is_number() && o["mu"].get<double>() != 0)
+      throw Error(fmt::format("optimizer 'hf': structural damping (mu={}) acts on a recurrent model's hidden "
+                              "pre-activations, which network '{}' does not have: drop mu or set it to 0",
+                              o["mu"].dump(), cfg.model));
+    cfg.optimizer_options["mu"] = 0.0;
+  }
   Rng init_rng(cfg.seed);
   auto net = info.make(cfg.model_options, cfg.dtype == "float64" ? DType::f64 : DType::f32, init_rng);
   auto objective = std::make_unique<models::NetworkObjective>(

@@ -213,9 +213,9 @@ void check_same_kind_of_run(const RunConfig& requested, const std::string& ckpt_
                               key, asked[key].dump(), saved[key].dump(), fs::path(ckpt_path).parent_path().string()));
 }
 
-// A new run's data files as absolute paths, so that eval and sample find them from any directory.
-RunConfig with_absolute_data_paths(RunConfig c, bool resume) {
-  if (resume) return c;
+// A run's data files as absolute paths, so that eval and sample find them from any directory, and a
+// --resume that names them relative to here matches the run (absolute paths stay as they are).
+RunConfig with_absolute_data_paths(RunConfig c) {
   if (c.task == "text")
     c.task_options = tasks::text::with_absolute_paths(tasks::resolve(tasks::find("text"), c.task_options));
   for (const char* key : {"file", "test_file", "labels", "test_labels", "dir"})  // the image tasks' files
@@ -227,7 +227,7 @@ RunConfig with_absolute_data_paths(RunConfig c, bool resume) {
 
 RunConfig checked_request(RunConfig requested, const TrainOptions& opt) {
   if (opt.resume) check_same_kind_of_run(requested, opt.out_dir + "/checkpoint.npz");
-  return with_absolute_data_paths(std::move(requested), opt.resume);
+  return with_absolute_data_paths(std::move(requested));
 }
 
 Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicator& comm)

@@ -27,10 +27,12 @@ def evaluate(run):
     out = subprocess.run([TG, "eval", "--run", run], capture_output=True, text=True, check=True).stdout
     parts = {}
     for line in out.splitlines():
-        m = re.match(r".*\((training|test) part\): (\d+) images\s+sq\.err ([\d.]+)\s+95% interval \[([\d.]+), ([\d.]+)\]\s+loss ([\d.]+)", line)
+        m = re.match(r".*\((training|test) part\): (\d+) images\s+sq\.err ([\d.]+)\s+(.*?)\s+loss ([\d.]+)", line)
         if m:
-            parts[m.group(1)] = {"images": int(m.group(2)), "sqerr": float(m.group(3)), "low": float(m.group(4)),
-                                 "high": float(m.group(5)), "xent": float(m.group(6))}
+            iv = re.match(r"95% interval \[([\d.]+), ([\d.]+)\]", m.group(4))
+            parts[m.group(1)] = {"images": int(m.group(2)), "sqerr": float(m.group(3)),
+                                 "low": float(iv.group(1)) if iv else float("nan"),
+                                 "high": float(iv.group(2)) if iv else float("nan"), "xent": float(m.group(5))}
     return parts
 
 for data in ("curves", "fashion_mnist"):

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "ops/ops.h"
 #include "gradcheck/network_specs.h"
 #include "models/network_objective.h"
 
@@ -138,6 +139,51 @@ TEST(Network, DropoutMasksAreDrawnOnlyWhenAskedAndScaleTheKeptUnits) {
     zeros += k == 0;
   }
   EXPECT_NEAR(static_cast<double>(zeros) / 8000.0, 0.5, 0.03);
+}
+
+TEST(Network, ForwardAppliesTheDropoutMasks) {
+  auto net = make("mlp", {{"in", 4}, {"out", 3}, {"hidden", {5}}, {"activation", "tanh"}, {"dropout", 0.5}});
+  Tensor x = Tensor::full({2, 4}, 0.7, DType::f64), zeros = Tensor::zeros({2, 4}, DType::f64);
+  auto logits = [&](const Tensor& in, const std::vector<Tensor>& keep) {
+    Graph g;
+    return net->forward(g, g.input(in), keep).logits.value().to_vector();
+  };
+  // a mask of zeros on the input equals a zero input; a mask of 2s on the hidden units doubles what the
+  // last layer reads from them
+  EXPECT_EQ(logits(x, {zeros, Tensor{}}), logits(zeros, {}));
+  const std::vector<double> plain = logits(x, {}), doubled = logits(x, {Tensor{}, Tensor::full({2, 5}, 2.0, DType::f64)});
+  EXPECT_NE(plain, doubled);
+  Graph g;
+  Network::Forward f = net->forward(g, g.input(x));
+  const Tensor h = ops::tanh(f.preact[0]).value(), w = net->params().value(net->layers()[1].W),
+               b = net->params().value(net->layers()[1].b);
+  for (int64_t j = 0; j < 3; ++j) {
+    double z = b.at(j);
+    for (int64_t k = 0; k < 5; ++k) z += 2 * h.at(k) * w.at(k * 3 + j);
+    EXPECT_NEAR(doubled[static_cast<size_t>(j)], z, 1e-12);
+  }
+}
+
+TEST(Network, FisherProductIsTheOuterProductOfPerImageGradients) {
+  for (const check::NetworkSpec& spec : check::network_specs()) {
+    SCOPED_TRACE(spec.name);
+    NetworkObjective obj(check::make_network(spec), {.fisher = true});
+    const tasks::Images b = check::tiny_images(obj.network());
+    const ParamVec theta = obj.params().values().clone();
+    Rng rng(5);
+    const ParamVec v = ParamVec::random_normal(obj.params().layout(), DType::f64, rng);
+    const ParamVec engine = obj.evaluate(theta, b)->fisher_vp(v);
+    // (N / W²) Σ_n ∇ℓ_n ∇ℓ_nᵀ v, with ℓ_n = weight(image n) × the loss of image n alone
+    const double n = static_cast<double>(b.size()), w = obj.weight(b);
+    ParamVec want(obj.params().layout(), DType::f64);
+    for (int64_t i = 0; i < b.size(); ++i) {
+      auto one = b.slice(i, 1);
+      ParamVec g = obj.evaluate(theta, *one)->grad();
+      g.scale(obj.weight(*one));
+      want.axpy(n / (w * w) * g.dot(v), g);
+    }
+    EXPECT_LE(engine.clone().axpy(-1, want).norm(), 1e-10 * want.norm());
+  }
 }
 
 TEST(Network, TheLossMeanOverCasesIsTheMeanOverOutputsTimesTheirNumber) {

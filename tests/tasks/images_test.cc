@@ -86,13 +86,18 @@ TEST(Images, ScoresReconstructionsAndClassifications) {
   double want = 0;
   for (int k = 0; k < 6; ++k) want += std::pow(ae.pixels().values[k] - 0.5, 2);
   EXPECT_NEAR(ae.score(*b, {Tensor::zeros({2, 3}, DType::f64)}), want / 2, 1e-12);
+  // logits that differ per pixel: image i, pixel k reconstructed as σ(z_ik)
+  const std::vector<double> z = {-2, -1, 0, 0.5, 1, 3};
+  double by_hand = 0;
+  for (int k = 0; k < 6; ++k) by_hand += std::pow(ae.pixels().values[k] - 1 / (1 + std::exp(-z[k])), 2);
+  EXPECT_NEAR(ae.score(*b, {Tensor::from({2, 3}, z, DType::f64)}), by_hand / 2, 1e-12);
   EXPECT_EQ(ae.signature().output, OutputKind::logistic);
   EXPECT_EQ(ae.signature().output_dim, 3);
   ImageSet cls("c", pixels(4, 1, 2, {0, 2, 1, 2}), ImageTarget::label, "test images");
   EXPECT_EQ(cls.signature().output, OutputKind::softmax);
   EXPECT_EQ(cls.signature().output_dim, 3);
-  std::vector<double> z = {5, 0, 0, /**/ 0, 0, 5, /**/ 5, 0, 0, /**/ 0, 5, 0};  // right, right, wrong, wrong
-  EXPECT_DOUBLE_EQ(cls.score(*cls.cases(0, 4), {Tensor::from({4, 3}, z, DType::f64)}), 0.5);
+  const std::vector<double> scores = {5, 0, 0, /**/ 0, 0, 5, /**/ 5, 0, 0, /**/ 0, 5, 0};  // right, right, wrong, wrong
+  EXPECT_DOUBLE_EQ(cls.score(*cls.cases(0, 4), {Tensor::from({4, 3}, scores, DType::f64)}), 0.5);
   EXPECT_DOUBLE_EQ(cls.chance_level(), 0.5);  // class 2 is half of them
   expect_error([] { ImageSet("c", pixels(2, 1, 1), ImageTarget::label, "unlabelled images"); },
                {"unlabelled images", "no class labels"});
@@ -113,6 +118,17 @@ TEST(Images, ReadsIdxImagesWithLabelsAndRefusesBadOnes) {
   // floats outside [0, 1]
   const std::string f = std::string("\0\0\x0D\x03", 4) + be32(1) + be32(1) + be32(1) + be32(0x3fc00000);  // 1.5f
   expect_error([&] { read_idx_images(dir.write("f.idx", f)); }, {"f.idx", "1.5", "outside [0, 1]"});
+}
+
+TEST(Images, ClassifierPartsCoverTheClassesOfBothLabelFiles) {
+  ScratchDir dir;
+  const std::string train = dir.write("tr.idx", idx_images(3, 2, 2)), train_labels = dir.write("trl.idx", idx_labels({0, 1, 1}));
+  const std::string test = dir.write("te.idx", idx_images(2, 2, 2)), test_labels = dir.write("tel.idx", idx_labels({3, 0}));
+  const nlohmann::json o = {{"file", train}, {"labels", train_labels}, {"test_file", test}, {"test_labels", test_labels}};
+  nlohmann::json t = o;
+  t["part"] = "test";
+  EXPECT_EQ(make_dataset("image_classes", o)->signature().output_dim, 4);
+  EXPECT_EQ(make_dataset("image_classes", t)->signature().output_dim, 4);
 }
 
 TEST(Images, UserIdxTaskHoldsOutATenthWithoutATestFile) {
