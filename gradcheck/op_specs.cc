@@ -43,6 +43,9 @@ const std::vector<OpSpec>& op_specs() {
       {"sign", {{3, 4}}, 0.2, 1, [](Graph&, In x) { return V{ops::sign(x[0]) * x[0]}; }},
       {"step", {{3, 4}}, 0.2, 1, [](Graph&, In x) { return V{ops::step(x[0] - 0.6) * ops::square(x[0])}; }},
       {"softplus", {{3, 4}}, -3, 3, [](Graph&, In x) { return V{ops::softplus(x[0])}; }},
+      // beyond ±π/2 on purpose: both signs of the derivative and of the curvature
+      {"sin", {{3, 4}}, -4, 4, [](Graph&, In x) { return V{ops::sin(x[0])}; }},
+      {"cos", {{3, 4}}, -4, 4, [](Graph&, In x) { return V{ops::cos(x[0])}; }},
       // linear algebra
       {"matmul", {{3, 4}, {4, 2}}, -1, 1, [](Graph&, In x) { return V{ops::matmul(x[0], x[1])}; }},
       {"matmul_ta_tb", {{4, 3}, {2, 4}}, -1, 1, [](Graph&, In x) {

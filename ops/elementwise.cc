@@ -58,6 +58,8 @@ Var d_relu(Var x, Var, Site s) { return step(x, s); }
 Var d_square(Var x, Var, Site s) { return scale(x, 2.0, s); }
 Var d_sqrt(Var, Var y, Site s) { return scale(pow(y, -1.0, s), 0.5, s); }  // 1 / (2 y)
 Var d_abs(Var x, Var, Site s) { return sign(x, s); }
+Var d_sin(Var x, Var, Site s) { return cos(x, s); }
+Var d_cos(Var x, Var, Site s) { return neg(sin(x, s), s); }  // -sin x
 }  // namespace
 
 // y = e^x;  dy = y dx
@@ -90,6 +92,14 @@ const Primitive square_p{"square", 1, same_shape,
 const Primitive sqrt_p{"sqrt", 1, same_shape,
                        [](const EvalArgs& a) { return map_xt(a, [](auto x) { return xsimd::sqrt(x); }); },
                        ew_jvp<d_sqrt>, ew_vjp<d_sqrt>};
+// y = sin x;  dy = cos(x) dx   (the arm plant's kinematics and inertia matrix, models/arm_plant.h)
+const Primitive sin_p{"sin", 1, same_shape,
+                      [](const EvalArgs& a) { return map_xt(a, [](auto x) { return xsimd::sin(x); }); },
+                      ew_jvp<d_sin>, ew_vjp<d_sin>};
+// y = cos x;  dy = -sin(x) dx
+const Primitive cos_p{"cos", 1, same_shape,
+                      [](const EvalArgs& a) { return map_xt(a, [](auto x) { return xsimd::cos(x); }); },
+                      ew_jvp<d_cos>, ew_vjp<d_cos>};
 // y = |x|;  dy = sign(x) dx (subgradient 0 at 0)
 const Primitive abs_p{"abs", 1, same_shape,
                       [](const EvalArgs& a) { return map_unary(a, [](auto x) { return std::abs(x); }); },
@@ -150,6 +160,8 @@ Var relu(Var x, Site s) { return make(relu_p, {x}, {}, s); }
 Var square(Var x, Site s) { return make(square_p, {x}, {}, s); }
 Var sqrt(Var x, Site s) { return make(sqrt_p, {x}, {}, s); }
 Var abs(Var x, Site s) { return make(abs_p, {x}, {}, s); }
+Var sin(Var x, Site s) { return make(sin_p, {x}, {}, s); }
+Var cos(Var x, Site s) { return make(cos_p, {x}, {}, s); }
 Var sign(Var x, Site s) { return make(sign_p, {x}, {}, s); }
 Var step(Var x, Site s) { return make(step_p, {x}, {}, s); }
 Var pow(Var x, double p, Site s) {
@@ -163,7 +175,7 @@ Var softplus(Var x, Site s) { return make(softplus_p, {x}, {}, s); }
 
 void register_elementwise(std::vector<const Primitive*>& r) {
   for (const Primitive* p : {&exp_p, &log_p, &tanh_p, &logistic_p, &relu_p, &square_p, &sqrt_p, &abs_p, &pow_p,
-                             &sign_p, &step_p, &softplus_p})
+                             &sign_p, &step_p, &softplus_p, &sin_p, &cos_p})
     r.push_back(p);
 }
 

@@ -41,6 +41,8 @@ Var relu(Var x, Site site = Site::current());
 Var square(Var x, Site site = Site::current());
 Var sqrt(Var x, Site site = Site::current());
 Var abs(Var x, Site site = Site::current());       // subgradient sign(0) = 0
+Var sin(Var x, Site site = Site::current());
+Var cos(Var x, Site site = Site::current());
 Var pow(Var x, double p, Site site = Site::current());
 Var sign(Var x, Site site = Site::current());      // zero derivative
 Var step(Var x, Site site = Site::current());      // 1[x > 0], zero derivative
