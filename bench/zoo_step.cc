@@ -1,9 +1,7 @@
 #include "bench/zoo_step.h"
 
-#include <map>
 #include <memory>
 #include <random>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -30,51 +28,6 @@ tasks::Batch random_text_batch(const ZooStepConfig& c) {
     b.targets.symbols.push_back(ops::make_index(stream[t + 1]));
   }
   return b;
-}
-
-// Every matmul the pass ran, by shape: the pass's BLAS work. Nodes the reverse sweep built but
-// replaced by a regrouped product (pending, never read) have no evaluation and do not count.
-std::vector<GemmShape> gemm_shapes(const Graph& g) {
-  std::map<std::tuple<bool, bool, int64_t, int64_t, int64_t>, int64_t> count;
-  for (int32_t id = 0; id < g.size(); ++id) {
-    const Node& n = g.node(id);
-    if (std::string_view(n.prim->name) != "matmul" || g.eval_count(id) == 0) continue;
-    const Shape& a = g.node(n.in[0]).shape;
-    const int64_t k = n.attrs.ta ? a[0] : a[1];
-    count[{n.attrs.ta, n.attrs.tb, n.shape[0], n.shape[1], k}] += static_cast<int64_t>(g.eval_count(id));
-  }
-  std::vector<GemmShape> out;
-  for (const auto& [key, c] : count) {
-    const auto& [ta, tb, m, n, k] = key;
-    out.push_back({ta, tb, m, n, k, c});
-  }
-  return out;
-}
-
-// Operands for a plain gemm of each shape, allocated once: the reference times only the products.
-struct GemmOperands {
-  std::vector<std::vector<float>> a, b, c;
-  explicit GemmOperands(const std::vector<GemmShape>& shapes) {
-    std::mt19937 rng(3);
-    std::normal_distribution<float> nd(0.f, 0.1f);
-    for (const GemmShape& s : shapes) {
-      a.emplace_back(static_cast<size_t>(s.m * s.k));
-      b.emplace_back(static_cast<size_t>(s.k * s.n));
-      c.emplace_back(static_cast<size_t>(s.m * s.n));
-      for (float& x : a.back()) x = nd(rng);
-      for (float& x : b.back()) x = nd(rng);
-    }
-  }
-};
-
-void run_gemms(const std::vector<GemmShape>& shapes, GemmOperands& ops) {
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    const GemmShape& s = shapes[i];
-    const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
-    const int lda = s.ta ? m : k, ldb = s.tb ? k : n;
-    for (int64_t r = 0; r < s.count; ++r)
-      blas::gemm(s.ta, s.tb, m, n, k, 1.f, ops.a[i].data(), lda, ops.b[i].data(), ldb, 0.f, ops.c[i].data(), n);
-  }
 }
 
 }  // namespace
@@ -104,17 +57,17 @@ ZooStepResult run_zoo_step(const ZooStepConfig& cfg) {
     ev->grad();
     r.shapes = gemm_shapes(ev->graph());
   }
-  for (const GemmShape& s : r.shapes) r.step_gflop += s.flops() * 1e-9;
+  r.step_gflop = gflop(r.shapes);
 
   auto cached = obj.evaluate(theta, batch);
   Rng vrng(7);
   const ParamVec v = ParamVec::random_normal(theta.layout(), DType::f32, vrng);
   cached->gnvp(v);  // builds the segment
-  GemmOperands operands(r.shapes);
+  GemmRun gemms(r.shapes);
 
   std::vector<Timing> t = time_rounds({[&] { obj.evaluate(theta, batch)->grad(); },
                                        [&] { cached->gnvp(v); },
-                                       [&] { run_gemms(r.shapes, operands); }},
+                                       [&] { gemms(); }},
                                       cfg.reps);
   r.step = t[0];
   r.gnvp = t[1];

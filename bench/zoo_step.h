@@ -1,8 +1,6 @@
 // A training step of a model from the zoo (models/ registry) on random symbols: the workload the
 // side-by-side comparison with PyTorch (scripts/bench_vs_torch.py) runs on both sides. Besides the
-// step and Gauss-Newton product times it counts the step's matrix products and times a plain
-// cblas gemm of exactly those shapes in the same run, so tapegrad's achieved GFLOP/s is read
-// against what the BLAS alone does on this machine at this moment.
+// step and Gauss-Newton product times it times the step's matrix products alone (bench/gemm_work.h).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/gemm_work.h"
 #include "bench/lstm_lm.h"
 
 namespace tg::bench {
@@ -20,14 +19,6 @@ struct ZooStepConfig {
   uint64_t seed = 1;
   int reps = 7;
   int threads = 1;  // OpenBLAS threads
-};
-
-// One distinct matrix-product shape of a pass and how often the pass runs it.
-struct GemmShape {
-  bool ta = false, tb = false;
-  int64_t m = 0, n = 0, k = 0;
-  int64_t count = 0;
-  double flops() const { return 2.0 * static_cast<double>(m * n * k) * static_cast<double>(count); }
 };
 
 struct ZooStepResult {

@@ -368,10 +368,13 @@ Tensor value_or_zeros(Var v, const Shape& shape, DType dt) {
 ParamVec pack(const ParamSet& ps, std::span<const Tensor> parts) {
   if (static_cast<int32_t>(parts.size()) != ps.count())
     throw ShapeError(fmt::format("pack: {} tensors for {} parameters", parts.size(), ps.count()));
-  ParamVec v = ps.zeros_like();
+  ParamVec v = ParamVec::empty(ps.layout(), ps.dtype());  // each part written once: copied, or zeros
   for (int32_t i = 0; i < ps.count(); ++i) {
     Tensor dst = v.part(i);
-    if (!parts[i].defined()) continue;
+    if (!parts[i].defined()) {
+      dst.fill(0);
+      continue;
+    }
     if (parts[i].shape() != dst.shape())
       throw ShapeError(fmt::format("pack: {} for parameter {} of shape {}", parts[i].shape().str(),
                                    ps.name(ParamId{i}), dst.shape().str()));

@@ -66,13 +66,26 @@ void Graph::bind(const ParamSet& ps, std::span<const Var> leaves) {
   }
 }
 
+void Graph::bind(const ParamSet& ps, const ParamVec& at) {
+  bind(ps);
+  if (param_values_.defined() || std::any_of(param_leaf_.begin(), param_leaf_.end(), [](int32_t l) { return l >= 0; }))
+    throw Error("graph: bind at θ after parameters were bound");
+  if (at.layout()) check_layout(*ps.layout(), *at.layout(), "graph: bind at θ");
+  if (at.size() != ps.numel())
+    throw ShapeError(fmt::format("graph: bind at θ with {} values for {} parameters", at.size(), ps.numel()));
+  // the snapshot: later writes to `at` (an optimizer's step) do not change this graph
+  param_values_ = at.dtype() == ps.dtype() ? at.flat().clone() : at.flat().astype(ps.dtype());
+}
+
 Var Graph::operator[](ParamId p) {
   if (!params_) throw Error("graph: g[param] needs g.bind(params) first");
   if (p.index < 0 || p.index >= params_->count())
     throw Error(fmt::format("graph: parameter index {} out of range", p.index));
   if (param_leaf_.size() < static_cast<size_t>(params_->count())) param_leaf_.resize(params_->count(), -1);
   if (param_leaf_[p.index] >= 0) return Var(this, param_leaf_[p.index]);
-  Tensor v = params_->value(p).clone();  // a snapshot: later optimizer steps do not change this graph
+  // a snapshot: later optimizer steps do not change this graph
+  Tensor v = param_values_.defined() ? param_values_.view(params_->layout()->entries[p.index].offset, params_->shape(p))
+                                     : params_->value(p).clone();
   Attrs a;
   a.shape = v.shape();
   ScopeGuard s(*this, params_->name(p));

@@ -20,6 +20,7 @@
 namespace tg {
 
 class ParamSet;
+class ParamVec;
 struct ParamId;
 
 struct GraphOptions {
@@ -48,6 +49,10 @@ class Graph {
   Var placeholder(const Shape& s, DType dt, Site site = Site::current());  // set by a Segment
   // Binds a ParamSet: g[p] is then a leaf holding a snapshot of parameter p (created on first use).
   void bind(const ParamSet& ps);
+  // Binds a ParamSet at θ = `at` (its layout) instead of the set's own values: the graph copies θ
+  // once, flat, and g[p] is a view of that copy. An objective evaluating at θ needs neither a copy
+  // into the set nor one per parameter leaf. Call before the first g[p].
+  void bind(const ParamSet& ps, const ParamVec& at);
   // Binds with caller-made leaves standing for the parameters (one per parameter, same shapes), so a
   // model can be differentiated as a function of arbitrary inputs (the gradient-check harness does).
   void bind(const ParamSet& ps, std::span<const Var> leaves);
@@ -105,6 +110,7 @@ class Graph {
   std::unordered_map<std::string, std::vector<int32_t>> tags_;
   const ParamSet* params_ = nullptr;
   std::vector<int32_t> param_leaf_;  // -1 until bound
+  Tensor param_values_;              // θ from bind(ps, at), flat; empty: read the set's values
 };
 
 // RAII scope: ScopeGuard s(g, "lstm/t", t) names nodes "outer/lstm/t=3".

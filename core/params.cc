@@ -10,6 +10,13 @@ namespace tg {
 ParamVec::ParamVec(std::shared_ptr<const ParamLayout> layout, DType dt)
     : layout_(std::move(layout)), flat_(Tensor::zeros(Shape{layout_->numel}, dt)) {}
 
+ParamVec ParamVec::empty(std::shared_ptr<const ParamLayout> layout, DType dt) {
+  ParamVec v;
+  v.flat_ = Tensor::empty(Shape{layout->numel}, dt);
+  v.layout_ = std::move(layout);
+  return v;
+}
+
 ParamVec ParamVec::random_normal(std::shared_ptr<const ParamLayout> layout, DType dt, Rng& rng) {
   ParamVec v(std::move(layout), dt);
   std::normal_distribution<double> n(0.0, 1.0);
@@ -137,7 +144,7 @@ void ParamSet::set_values(const ParamVec& v) {
   if (v.layout()) check_layout(*layout_, *v.layout(), "ParamSet::set_values");
   if (v.size() != numel())
     throw ShapeError(fmt::format("ParamSet::set_values: {} values for {} parameters", v.size(), numel()));
-  values_ = ParamVec(layout_, dtype_);
+  values_ = ParamVec::empty(layout_, dtype_);  // a fresh buffer: views handed out before keep the old values
   Tensor src = v.flat().astype(dtype_);
   std::memcpy(values_.flat().raw(), src.raw(), static_cast<size_t>(numel()) * dtype_size(dtype_));
 }

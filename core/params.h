@@ -43,6 +43,8 @@ class ParamVec {
  public:
   ParamVec() = default;
   ParamVec(std::shared_ptr<const ParamLayout> layout, DType dt);  // zeros
+  // Uninitialised, for a caller that writes every value (a pass over memory saved).
+  static ParamVec empty(std::shared_ptr<const ParamLayout> layout, DType dt);
   static ParamVec random_normal(std::shared_ptr<const ParamLayout> layout, DType dt, Rng& rng);
 
   DType dtype() const { return flat_.dtype(); }

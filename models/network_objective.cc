@@ -68,8 +68,8 @@ Var network_loss(Graph& g, tasks::OutputKind kind, Var z, const tasks::Images& b
 std::unique_ptr<optim::Evaluation> NetworkObjective::evaluate(const ParamVec& theta, const tasks::Data& d) {
   const tasks::Images& b = tasks::data_as<tasks::Images>(d);
   if (b.size() < 1) throw Error("objective: an empty batch of images");
-  net_->params().set_values(theta);
   auto g = std::make_unique<Graph>(GraphOptions{.check_finite = opt_.check_finite});
+  g->bind(net_->params(), theta);  // one copy of θ; params() keeps the initial values (Objective's contract)
   const DType dt = net_->params().dtype();
   Var x = g->input(b.inputs.astype(dt));
   Network::Forward f = net_->forward(*g, x, b.keep);

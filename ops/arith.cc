@@ -196,7 +196,12 @@ Var operator-(VarAt a, double b) { return ops::add_scalar(a.v, -b, a.site); }
 Var operator*(VarAt a, double b) { return ops::scale(a.v, b, a.site); }
 Var operator/(VarAt a, double b) { return ops::scale(a.v, 1.0 / b, a.site); }
 Var operator+(double a, VarAt b) { return ops::add_scalar(b.v, a, b.site); }
-Var operator-(double a, VarAt b) { return ops::add_scalar(ops::neg(b.v, b.site), a, b.site); }
+// a - x as one node (a broadcast scalar minus x), not a negation and a shift: one pass over x, not two
+// (the 1 - y of tanh's and logistic's derivative rules).
+Var operator-(double a, VarAt b) {
+  if (b.v.empty()) return ops::add_scalar(ops::neg(b.v, b.site), a, b.site);
+  return ops::sub(ops::fill(*b.v.graph(), Shape{}, a, b.v.dtype(), b.site), b.v, b.site);
+}
 Var operator*(double a, VarAt b) { return ops::scale(b.v, a, b.site); }
 Var operator/(double a, VarAt b) { return ops::scale(ops::pow(b.v, -1.0, b.site), a, b.site); }
 }  // namespace tg

@@ -173,7 +173,9 @@ const Primitive broadcast_to_p{
       TG_DISPATCH(a.dtype, T, {
         const T* x = a.in[0]->data<T>();
         T* o = y.data<T>();
-        if (row_broadcast(xs, a.shape, k) && k > 0) {  // [k] repeated: block copies
+        if (xs.size() == 1) {  // one value everywhere (a loss's seed spread over its terms)
+          std::fill(o, o + n, x[0]);
+        } else if (row_broadcast(xs, a.shape, k) && k > 0) {  // [k] repeated: block copies
           for (int64_t p = 0; p < n; p += k) std::copy(x, x + k, o + p);
         } else if (column_broadcast(xs, a.shape, k) && k > 0) {  // each of k values fills a block
           const int64_t inner = n / k;

@@ -3,9 +3,14 @@
 
 For each config (model, H, B, T; vocab 96; float32) it runs `tapegrad bench --model ... --json`
 and the same model written in PyTorch, alternating the two sides for several rounds so that the
-shared machine's load hits both alike, and prints per-config medians and ratios:
+shared machine's load hits both alike, and prints per-config medians and ratios. A config
+`ae:ENCODER:B` (e.g. ae:784-1000-500-250-30:200) does the same for the deep autoencoder on B random
+images in [0, 1] (`tapegrad bench --network autoencoder`; PyTorch: nn.Sequential of Linear layers,
+Sigmoid units, a linear code layer, logits out, BCEWithLogitsLoss(reduction='sum') / B, which is
+tapegrad's loss: summed over the pixels, mean over the images):
 
-  step      forward + backward of the whole unrolled sequence (loss: mean next-symbol cross-entropy)
+  step      forward + backward of the whole unrolled sequence (loss: mean next-symbol cross-entropy),
+            or of the autoencoder on its batch: a first-order optimizer's step minus the update
   GN        one Gauss-Newton product G v = J^T H_L J v at the logits (tapegrad: cached linearization;
             PyTorch: forward-mode AD for J v, then a backward pass; and the double-backward trick)
   GFLOP/s   tapegrad's matrix-product work per second, against plain cblas_sgemm of exactly the
@@ -17,6 +22,7 @@ PyTorch is optional (Debian's python3-torch); without it only the tapegrad side 
 
   /usr/bin/python3 scripts/bench_vs_torch.py                     # the default configs
   /usr/bin/python3 scripts/bench_vs_torch.py --configs lstm:512:128:100 --rounds 3 --threads 1
+  /usr/bin/python3 scripts/bench_vs_torch.py --configs ae:784-1000-500-250-30:200 --rounds 5 --threads 1
 """
 import argparse
 import json
@@ -32,7 +38,7 @@ VOCAB = 96
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, help="model:H:B:T (model: lstm, mlstm, mrnn)")
+    ap.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, help="model:H:B:T (model: lstm, mlstm, mrnn), or ae:ENCODER:B (the autoencoder, e.g. ae:784-1000-500-250-30:200)")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads on both sides")
     ap.add_argument("--rounds", type=int, default=2, help="alternating tapegrad / PyTorch rounds per config")
     ap.add_argument("--reps", type=int, default=5, help="timed repetitions per pass and round")
@@ -183,16 +189,7 @@ def torch_timings(torch, variants, H, B, T, reps):
     x = torch.randint(0, VOCAB, (T, B))
     y = torch.randint(0, VOCAB, (T * B,))
     results = {}
-
-    def timed(fn):
-        fn()  # warm-up
-        s = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            fn()
-            s.append((time.perf_counter() - t0) * 1e3)
-        return s
-
+    timed = timer(reps)
     loop_model = None
     for name, cls in variants:
         model = cls(VOCAB, H)
@@ -208,52 +205,113 @@ def torch_timings(torch, variants, H, B, T, reps):
             loop_model = model
 
     if loop_model is not None:
-        params = list(loop_model.parameters())
-        v = [torch.randn_like(q) for q in params]
         N = float(T * B)
 
         def loss_hessian_times(z, jv):  # H_L of mean softmax cross-entropy at logits z
             pr = torch.softmax(z.detach(), 1)
             return (pr * jv - pr * (pr * jv).sum(1, keepdim=True)) / N
 
-        def gn_forward_ad():
-            import torch.autograd.forward_ad as fwAD
-            named = list(loop_model.named_parameters())  # before the loop swaps attributes
-            with fwAD.dual_level():
-                saved = {}
-                for (name, q), t in zip(named, v):
-                    saved[name] = q
-                    mod, attr = loop_model, name
+        results.update(gn_timings(torch, loop_model, x, loss_hessian_times, timed))
+    return results
+
+
+def timer(reps):
+    def timed(fn):
+        fn()  # warm-up
+        s = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            s.append((time.perf_counter() - t0) * 1e3)
+        return s
+    return timed
+
+
+def gn_timings(torch, model, x, loss_hessian_times, timed):
+    """One Gauss-Newton product G v = J^T H_L J v at model(x)'s outputs for a random v, two ways: J v by
+    forward-mode AD (parameters swapped for dual tensors), or by the double-backward trick (J v as the
+    derivative of a vector-Jacobian product w.r.t. its cotangent); then one backward pass of H_L J v."""
+    params = list(model.parameters())
+    v = [torch.randn_like(q) for q in params]
+
+    def gn_forward_ad():
+        import torch.autograd.forward_ad as fwAD
+        named = list(model.named_parameters())  # before the loop swaps attributes
+        with fwAD.dual_level():
+            saved = {}
+            for (name, q), t in zip(named, v):
+                saved[name] = q
+                mod, attr = model, name
+                if "." in name:
+                    path, attr = name.rsplit(".", 1)
+                    mod = model.get_submodule(path)
+                delattr(mod, attr)
+                setattr(mod, attr, fwAD.make_dual(q, t))
+            try:
+                z = model(x)
+                zp, jv = fwAD.unpack_dual(z)
+                torch.autograd.grad(zp, params, loss_hessian_times(zp, jv))
+            finally:
+                for name, q in saved.items():
+                    mod, attr = model, name
                     if "." in name:
                         path, attr = name.rsplit(".", 1)
-                        mod = loop_model.get_submodule(path)
+                        mod = model.get_submodule(path)
                     delattr(mod, attr)
-                    setattr(mod, attr, fwAD.make_dual(q, t))
-                try:
-                    z = loop_model(x)
-                    zp, jv = fwAD.unpack_dual(z)
-                    torch.autograd.grad(zp, params, loss_hessian_times(zp, jv))
-                finally:
-                    for name, q in saved.items():
-                        mod, attr = loop_model, name
-                        if "." in name:
-                            path, attr = name.rsplit(".", 1)
-                            mod = loop_model.get_submodule(path)
-                        delattr(mod, attr)
-                        setattr(mod, attr, q)
+                    setattr(mod, attr, q)
 
-        def gn_double_backward():
-            z = loop_model(x)
-            u = torch.zeros_like(z, requires_grad=True)
-            g = torch.autograd.grad(z, params, u, create_graph=True)
-            jv = torch.autograd.grad(g, u, v, retain_graph=True)[0]
-            torch.autograd.grad(z, params, loss_hessian_times(z, jv))
+    def gn_double_backward():
+        z = model(x)
+        u = torch.zeros_like(z, requires_grad=True)
+        g = torch.autograd.grad(z, params, u, create_graph=True)
+        jv = torch.autograd.grad(g, u, v, retain_graph=True)[0]
+        torch.autograd.grad(z, params, loss_hessian_times(z, jv))
 
-        for name, fn in (("gn/forward-AD", gn_forward_ad), ("gn/double-backward", gn_double_backward)):
-            try:
-                results[name] = timed(fn)
-            except Exception as e:  # report, do not hide: an unsupported op shows up in the table
-                results[name] = f"failed: {type(e).__name__}: {e}"[:120]
+    results = {}
+    for name, fn in (("gn/forward-AD", gn_forward_ad), ("gn/double-backward", gn_double_backward)):
+        try:
+            results[name] = timed(fn)
+        except Exception as e:  # report, do not hide: an unsupported op shows up in the table
+            results[name] = f"failed: {type(e).__name__}: {e}"[:120]
+    return results
+
+
+def autoencoder_sizes(encoder):
+    """784-1000-500-250-30 -> every layer's width, the mirrored decoder included."""
+    enc = [int(n) for n in encoder.split("-")]
+    return enc + enc[-2::-1]
+
+
+def torch_autoencoder_timings(torch, encoder, B, reps):
+    """Median ms of the autoencoder's training step and its GN products: Linear layers with Sigmoid
+    units, the code layer (the encoder's last) linear, logits out; loss BCE-with-logits summed over the
+    pixels and the images, divided by B (tapegrad's mean over images)."""
+    nn = torch.nn
+    F = torch.nn.functional
+    torch.manual_seed(1)
+    sizes = autoencoder_sizes(encoder)
+    code = len(encoder.split("-")) - 2  # the layer that computes the code
+    layers = []
+    for l in range(len(sizes) - 1):
+        layers.append(nn.Linear(sizes[l], sizes[l + 1]))
+        if l != code and l + 2 < len(sizes):
+            layers.append(nn.Sigmoid())
+    model = nn.Sequential(*layers)
+    x = torch.rand(B, sizes[0])
+    params = list(model.parameters())
+    timed = timer(reps)
+
+    def step():
+        for q in params:
+            q.grad = None
+        (F.binary_cross_entropy_with_logits(model(x), x, reduction="sum") / B).backward()
+
+    def loss_hessian_times(z, jv):  # H_L of the summed BCE / B at logits z: σ(z)(1 - σ(z)) / B
+        p = torch.sigmoid(z.detach())
+        return p * (1 - p) * jv / B
+
+    results = {"step/nn.Sequential": timed(step)}
+    results.update(gn_timings(torch, model, x, loss_hessian_times, timed))
     return results
 
 
@@ -262,6 +320,13 @@ def torch_timings(torch, variants, H, B, T, reps):
 def tapegrad_timings(binary, model, H, B, T, reps, threads):
     cmd = [binary, "bench", "--model", model, "--vocab", str(VOCAB), "--hidden", str(H), "--batch", str(B),
            "--steps", str(T), "--reps", str(reps), "--threads", str(threads), "--json"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def tapegrad_autoencoder_timings(binary, encoder, B, reps, threads):
+    cmd = [binary, "bench", "--network", "autoencoder", "--encoder", encoder, "--batch", str(B),
+           "--reps", str(reps), "--threads", str(threads), "--json"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
 
@@ -289,24 +354,39 @@ def main():
     variants = torch_models(torch) if torch is not None else {}
     rows = []
     for cfg in a.configs:
-        model, H, B, T = cfg.split(":")
-        H, B, T = int(H), int(B), int(T)
+        parts = cfg.split(":")
+        if parts[0] == "ae":  # ae:ENCODER:B
+            if len(parts) != 3:
+                sys.exit(f"bench_vs_torch: config {cfg!r}: write ae:ENCODER:B, e.g. ae:784-1000-500-250-30:200")
+            encoder, B = parts[1], int(parts[2])
+            row = {"model": "autoencoder", "config": f"autoencoder {'-'.join(map(str, autoencoder_sizes(encoder)))} B={B}",
+                   "encoder": encoder, "B": B}
+            run_tapegrad = lambda: tapegrad_autoencoder_timings(binary, encoder, B, a.reps, a.threads)
+            run_torch = lambda: torch_autoencoder_timings(torch, encoder, B, a.reps)
+            loop_variant = "step/nn.Sequential"
+        else:
+            model, H, B, T = parts
+            H, B, T = int(H), int(B), int(T)
+            row = {"model": model, "config": f"{model} H={H} B={B} T={T}", "H": H, "B": B, "T": T, "V": VOCAB}
+            run_tapegrad = lambda: tapegrad_timings(binary, model, H, B, T, a.reps, a.threads)
+            run_torch = lambda: torch_timings(torch, variants[model], H, B, T, a.reps)
+            loop_variant = "step/cell loop"
         tg_step, tg_gn, tg_gemm, tg_json = [], [], [], None
         th = {}
         for _ in range(a.rounds):
-            tg_json = tapegrad_timings(binary, model, H, B, T, a.reps, a.threads)
+            tg_json = run_tapegrad()
             tg_step += tg_json["step_samples_ms"]
             tg_gn += tg_json["gnvp_samples_ms"]
             tg_gemm += tg_json["gemm_samples_ms"]
             if torch is not None:
-                for k, s in torch_timings(torch, variants[model], H, B, T, a.reps).items():
+                for k, s in run_torch().items():
                     if isinstance(s, list):
                         th.setdefault(k, []).extend(s)
                     else:
                         th[k] = s
-        row = {"model": model, "H": H, "B": B, "T": T, "V": VOCAB, "threads": a.threads,
-               "tapegrad_step_ms": med(tg_step), "tapegrad_gn_ms": med(tg_gn), "gemm_ms": med(tg_gemm),
-               "step_gflop": tg_json["step_gflop"], "params": tg_json["params"]}
+        row.update({"threads": a.threads, "tapegrad_machine": tg_json["machine"],
+                    "tapegrad_step_ms": med(tg_step), "tapegrad_gn_ms": med(tg_gn), "gemm_ms": med(tg_gemm),
+                    "step_gflop": tg_json["step_gflop"], "params": tg_json["params"]})
         row["tapegrad_gflops"] = row["step_gflop"] / (row["tapegrad_step_ms"] * 1e-3)
         row["sgemm_gflops"] = row["step_gflop"] / (row["gemm_ms"] * 1e-3)
         row["fraction_of_sgemm"] = row["gemm_ms"] / row["tapegrad_step_ms"]
@@ -318,10 +398,15 @@ def main():
             row["torch_best_variant"] = best.split("/", 1)[1]
             row["torch_variants_ms"] = steps
             row["speedup"] = row["torch_step_ms"] / row["tapegrad_step_ms"]
-            row["torch_loop_step_ms"] = steps.get("step/cell loop")
+            row["torch_loop_variant"] = loop_variant.split("/", 1)[1]
+            row["torch_loop_step_ms"] = steps.get(loop_variant)
             for k in ("gn/forward-AD", "gn/double-backward"):
                 if k in th:
                     row[k] = med(th[k]) if isinstance(th[k], list) else th[k]
+            gn = [row[k] for k in ("gn/forward-AD", "gn/double-backward") if isinstance(row.get(k), float)]
+            if gn:
+                row["torch_gn_ms"] = min(gn)
+                row["gn_speedup"] = row["torch_gn_ms"] / row["tapegrad_gn_ms"]
         rows.append(row)
         print_row(row)
 
@@ -333,26 +418,37 @@ def main():
 
 
 def print_row(r):
-    s = (f"{r['model']} H={r['H']} B={r['B']} T={r['T']}: tapegrad step {r['tapegrad_step_ms']:.1f} ms, "
+    s = (f"{r['config']}: tapegrad step {r['tapegrad_step_ms']:.1f} ms, "
          f"GN {r['tapegrad_gn_ms']:.1f} ms ({r['tapegrad_gn_over_step']:.2f}x step), "
          f"{r['tapegrad_gflops']:.1f} GFLOP/s vs sgemm {r['sgemm_gflops']:.1f} ({100 * r['fraction_of_sgemm']:.0f}%)")
     if "torch_step_ms" in r:
         variants = ", ".join(f"{k.split('/', 1)[1]} {v:.1f}" for k, v in r["torch_variants_ms"].items())
-        s += f"\n    PyTorch step: {variants} ms -> tapegrad {r['speedup']:.2f}x faster"
+        s += f"\n    PyTorch step: {variants} ms -> PyTorch / tapegrad {r['speedup']:.2f}x (> 1: tapegrad faster)"
+        loop = r["torch_loop_variant"]
         for k in ("gn/forward-AD", "gn/double-backward"):
             if k in r:
                 v = r[k]
-                s += f"\n    PyTorch {k} on the cell loop: " + (f"{v:.1f} ms ({v / r['torch_loop_step_ms']:.2f}x that loop's step)"
+                s += f"\n    PyTorch {k} on the {loop}: " + (f"{v:.1f} ms ({v / r['torch_loop_step_ms']:.2f}x that {loop}'s step)"
                                                 if isinstance(v, float) else v)
+        if "gn_speedup" in r:
+            s += f"\n    GN product: PyTorch best {r['torch_gn_ms']:.1f} ms -> PyTorch / tapegrad {r['gn_speedup']:.2f}x"
     print(s, flush=True)
 
 
 def print_table(rows):
+    sequences = [r for r in rows if r["model"] != "autoencoder"]
+    networks = [r for r in rows if r["model"] == "autoencoder"]
+    if sequences:
+        print_sequence_table(sequences)
+    if networks:
+        print_network_table(networks)
+
+
+def print_sequence_table(rows):
     print("\n| config | tapegrad step ms | PyTorch step ms (best) | speedup | tapegrad GN/step | PyTorch GN/loop step "
           "(fwd-AD, dbl-bwd) | tapegrad GFLOP/s | sgemm GFLOP/s | % of sgemm |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        cfg = f"{r['model']} H={r['H']} B={r['B']} T={r['T']}"
         if "torch_step_ms" in r:
             torch_cols = f"{r['torch_step_ms']:.1f} ({r['torch_best_variant']}) | {r['speedup']:.2f}x"
             gn = []
@@ -362,7 +458,24 @@ def print_table(rows):
             torch_gn = ", ".join(gn)
         else:
             torch_cols, torch_gn = "n/a | n/a", "n/a"
-        print(f"| {cfg} | {r['tapegrad_step_ms']:.1f} | {torch_cols} | {r['tapegrad_gn_over_step']:.2f} | {torch_gn} | "
+        print(f"| {r['config']} | {r['tapegrad_step_ms']:.1f} | {torch_cols} | {r['tapegrad_gn_over_step']:.2f} | {torch_gn} | "
+              f"{r['tapegrad_gflops']:.1f} | {r['sgemm_gflops']:.1f} | {100 * r['fraction_of_sgemm']:.0f}% |")
+
+
+def print_network_table(rows):
+    """Step and GN product side by side; ratios are PyTorch time / tapegrad time (> 1: tapegrad faster)."""
+    print("\n| config | tapegrad step ms | PyTorch step ms | step ratio | tapegrad GN ms | PyTorch GN ms "
+          "(fwd-AD, dbl-bwd) | GN ratio (best PyTorch) | tapegrad GFLOP/s | sgemm GFLOP/s | % of sgemm |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "torch_step_ms" in r:
+            step = f"{r['torch_step_ms']:.1f} | {r['speedup']:.2f}x"
+            gn = ", ".join(f"{r[k]:.1f}" if isinstance(r.get(k), float) else "n/a"
+                           for k in ("gn/forward-AD", "gn/double-backward"))
+            gn += f" | {r['gn_speedup']:.2f}x" if "gn_speedup" in r else " | n/a"
+        else:
+            step, gn = "n/a | n/a", "n/a | n/a"
+        print(f"| {r['config']} | {r['tapegrad_step_ms']:.1f} | {step} | {r['tapegrad_gn_ms']:.1f} | {gn} | "
               f"{r['tapegrad_gflops']:.1f} | {r['sgemm_gflops']:.1f} | {100 * r['fraction_of_sgemm']:.0f}% |")
 
 

@@ -1,11 +1,13 @@
 // tapegrad bench: the engine benchmark (LSTM character LM; forward, gradient, cached JVP and
 // Gauss-Newton products, graph overhead), or with --model a zoo model's training step beside a plain
-// cblas gemm of the same shapes. A readable table, or one JSON object with --json.
+// cblas gemm of the same shapes, or with --network the same for a feedforward network (the
+// autoencoder or the MLP) on random images. A readable table, or one JSON object with --json.
 #include <fmt/format.h>
 
 #include <memory>
 
 #include "bench/lstm_lm.h"
+#include "bench/network_step.h"
 #include "bench/zoo_step.h"
 #include "tools/commands.h"
 
@@ -15,9 +17,14 @@ Run add_bench(CLI::App& app) {
   auto opt = std::make_shared<bench::EngineBenchOptions>();
   auto json = std::make_shared<bool>(false);
   auto model = std::make_shared<std::string>();
+  auto network = std::make_shared<std::string>();
+  auto encoder = std::make_shared<std::string>("784-1000-500-250-30");
+  auto layers = std::make_shared<std::string>("784-1000-500-10");
   app.add_option("--vocab", opt->workload.vocab, "vocabulary size V")->check(CLI::Range(2, 100000));
   app.add_option("--hidden", opt->workload.hidden, "hidden units H")->check(CLI::Range(1, 8192));
-  app.add_option("--batch", opt->workload.batch, "sequences per batch B")->check(CLI::Range(1, 100000));
+  CLI::Option* batch =
+      app.add_option("--batch", opt->workload.batch, "sequences (images with --network) per batch B; --network: 200")
+          ->check(CLI::Range(1, 100000));
   app.add_option("--steps", opt->workload.steps, "unrolled time steps T")->check(CLI::Range(1, 100000));
   app.add_option("--reps", opt->reps, "timed repetitions per pass (the median is reported)")
       ->check(CLI::Range(1, 1000));
@@ -26,7 +33,25 @@ Run add_bench(CLI::App& app) {
   app.add_option("--model", *model,
                  "time a zoo model's training step (e.g. lstm, mlstm, mrnn) and the gemms it runs, instead of "
                  "the engine benchmark");
-  return [opt, json, model] {
+  auto* network_opt =
+      app.add_option("--network", *network,
+                     "time a feedforward network's training step (autoencoder or mlp) on random images and the gemms "
+                     "it runs, instead of the engine benchmark")
+          ->check(CLI::IsMember({"autoencoder", "mlp"}));
+  app.add_option("--encoder", *encoder, "--network autoencoder: the encoder's sizes (the decoder mirrors them)")
+      ->capture_default_str();
+  app.add_option("--layers", *layers, "--network mlp: inputs-hidden...-classes")->capture_default_str();
+  network_opt->excludes(app.get_option("--model"));
+  return [opt, json, model, network, encoder, layers, batch] {
+    if (!network->empty()) {
+      bench::NetworkStepConfig c{.network = *network, .layers = *network == "mlp" ? *layers : *encoder,
+                                 .reps = opt->reps, .threads = opt->threads};
+      if (batch->count() > 0) c.batch = opt->workload.batch;
+      bench::NetworkStepResult r = bench::run_network_step(c);
+      if (*json) fmt::print("{}\n", bench::to_json(r).dump(2));
+      else fmt::print("{}", bench::to_table(r));
+      return 0;
+    }
     if (!model->empty()) {
       bench::ZooStepConfig c{.model = *model, .vocab = opt->workload.vocab, .hidden = opt->workload.hidden,
                              .batch = opt->workload.batch, .steps = opt->workload.steps, .reps = opt->reps,

@@ -74,6 +74,34 @@ TEST(Params, BindSnapshotsValuesAndGradIsIdempotent) {
   EXPECT_EQ(ps.value(w).to_vector(), (std::vector<double>{0.0, 0.0}));
 }
 
+TEST(Params, BindAtThetaCopiesThetaOnceAndLeavesTheSetAlone) {
+  ParamSet ps(DType::f64);
+  ParamId a = ps.add("a", Tensor::from({2}, std::vector<double>{1.0, -2.0}, DType::f64));
+  ParamId b = ps.add("b", Tensor::from({1, 3}, std::vector<double>{3.0, 4.0, 5.0}, DType::f64));
+  ParamVec theta = ps.values().clone();
+  theta.fill(0.5);
+  theta.part(b.index).fill(-1.0);
+  Graph g;
+  g.bind(ps, theta);
+  theta.fill(9.0);  // an optimizer step after the bind does not touch the graph
+  EXPECT_EQ(g[a].value().to_vector(), (std::vector<double>{0.5, 0.5}));
+  EXPECT_EQ(g[b].value().to_vector(), (std::vector<double>{-1.0, -1.0, -1.0}));
+  EXPECT_EQ(g[b].shape(), (Shape{1, 3}));
+  EXPECT_EQ(ps.value(a).to_vector(), (std::vector<double>{1.0, -2.0})) << "the set keeps its own values";
+  auto [value, grad] = ad::value_and_grad(ops::sum(ops::square(g[a])));  // b unreached: a zero part
+  EXPECT_DOUBLE_EQ(value, 0.5);
+  EXPECT_EQ(grad.flat().to_vector(), (std::vector<double>{1.0, 1.0, 0.0, 0.0, 0.0}));
+  EXPECT_THROW(g.bind(ps, theta), Error) << "leaves already read the first θ";
+  ParamSet other(DType::f64);
+  other.add("c", {5});
+  Graph g2;
+  EXPECT_THROW(g2.bind(ps, other.values()), ShapeError);
+  Graph g3;  // another dtype is converted
+  g3.bind(ps, ParamVec(ps.layout(), DType::f32).fill(2.0));
+  EXPECT_EQ(g3[a].dtype(), DType::f64);
+  EXPECT_EQ(g3[a].value().to_vector(), (std::vector<double>{2.0, 2.0}));
+}
+
 TEST(Params, ParamVecAlgebra) {
   ParamSet ps(DType::f32);
   ps.add("a", {2, 2}, init::constant(1.0));

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "core/ad.h"
 #include "core/error.h"
 #include "ops/ops.h"
 #include "gradcheck/network_specs.h"
@@ -196,6 +197,30 @@ TEST(Network, TheLossMeanOverCasesIsTheMeanOverOutputsTimesTheirNumber) {
   EXPECT_DOUBLE_EQ(cases.weight(b), 3.0);
   EXPECT_DOUBLE_EQ(outputs.weight(b), 3.0 * out);
   EXPECT_NE(error_of([] { network_objective_options_from_json({{"mean_over", "pixels"}}); }).find("pixels"), std::string::npos);
+}
+
+TEST(Network, EvaluatesAtThetaAndKeepsTheInitialValues) {
+  const check::NetworkSpec spec = check::network_specs()[3];  // autoencoder, logistic outputs
+  NetworkObjective obj(check::make_network(spec));
+  const tasks::Images b = check::tiny_images(obj.network());
+  const ParamVec initial = obj.params().values().clone();
+  ParamVec theta = initial.clone().scale(0.5);
+  auto at_theta = obj.evaluate(theta, b);
+  const double value = at_theta->value();
+  const ParamVec grad = at_theta->grad();
+  EXPECT_EQ(obj.params().values().flat().to_vector(), initial.flat().to_vector());
+  // the same loss and gradient from a graph over a network whose set holds θ
+  std::unique_ptr<Network> copy = check::make_network(spec);
+  copy->params().set_values(theta);
+  Graph g;
+  Network::Forward f = copy->forward(g, g.input(b.inputs));
+  auto [reference, reference_grad] = ad::value_and_grad(network_loss(g, copy->output_kind(), f.logits, b, 3.0));
+  EXPECT_DOUBLE_EQ(value, reference);
+  EXPECT_EQ(grad.flat().to_vector(), reference_grad.flat().to_vector());
+  const ParamVec v = initial.clone().fill(1.0);
+  const std::vector<double> gv = at_theta->gnvp(v).flat().to_vector();
+  theta.fill(0);  // the evaluation holds its own copy of θ
+  EXPECT_EQ(at_theta->gnvp(v).flat().to_vector(), gv);
 }
 
 }  // namespace

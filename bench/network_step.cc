@@ -1,0 +1,146 @@
+#include "bench/network_step.h"
+
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.h"
+#include "models/network.h"
+#include "models/network_objective.h"
+#include "ops/blas.h"
+#include "tasks/images.h"
+#include "tasks/random.h"
+
+namespace tg::bench {
+
+namespace {
+
+// The network's options: sizes from the layer spec, everything else the registry's defaults.
+nlohmann::json network_options(const NetworkStepConfig& c) {
+  const std::vector<int64_t> sizes = models::read_layer_sizes(c.layers, "bench --network " + c.network);
+  if (c.network == "autoencoder")
+    return {{"in", sizes.front()}, {"out", sizes.front()}, {"encoder", c.layers}};
+  if (c.network == "mlp") {
+    if (sizes.size() < 3) throw Error(fmt::format("bench --network mlp: layers {} need inputs, hidden sizes and classes", c.layers));
+    return {{"in", sizes.front()}, {"out", sizes.back()},
+            {"hidden", std::vector<int64_t>(sizes.begin() + 1, sizes.end() - 1)}};
+  }
+  throw Error(fmt::format("bench: unknown network '{}' (autoencoder, mlp)", c.network));
+}
+
+// N random images with pixels uniform in [0, 1]: the autoencoder's targets are its inputs (the same
+// buffer, as tasks::ImageSet gives them), the MLP's are uniform random labels.
+tasks::Images random_images(const NetworkStepConfig& c, const models::Network& net) {
+  Rng rng(c.seed + 1000);
+  tasks::Images b;
+  b.inputs = Tensor::empty({c.batch, net.input_size()}, DType::f32);
+  float* x = b.inputs.data<float>();
+  for (int64_t i = 0; i < b.inputs.size(); ++i) x[i] = static_cast<float>(tasks::uniform01(rng));
+  if (net.output_kind() == tasks::OutputKind::softmax) {
+    std::vector<int32_t> labels(static_cast<size_t>(c.batch));
+    for (int32_t& l : labels) l = static_cast<int32_t>(rng() % static_cast<uint64_t>(net.output_size()));
+    b.labels = ops::make_index(std::move(labels));
+  } else {
+    b.targets = b.inputs;
+  }
+  return b;
+}
+
+}  // namespace
+
+NetworkStepResult run_network_step(const NetworkStepConfig& cfg) {
+  NetworkStepResult r;
+  r.cfg = cfg;
+  blas::set_threads(cfg.threads);
+  r.threads = blas::threads();
+  r.machine = machine_line();
+
+  const models::NetworkInfo* info = models::find_network(cfg.network);
+  if (!info) throw Error(fmt::format("bench: unknown network '{}' (autoencoder, mlp)", cfg.network));
+  Rng rng(cfg.seed);
+  models::NetworkObjective obj(info->make(models::resolve(*info, network_options(cfg)), DType::f32, rng));
+  const models::Network& net = obj.network();
+  r.sizes = {net.input_size()};
+  for (const models::Network::Layer& l : net.layers()) r.sizes.push_back(l.out);
+  const ParamVec theta = obj.params().values();
+  r.params = theta.size();
+  const tasks::Images batch = random_images(cfg, net);
+
+  {  // the step's matrix products, counted on one gradient pass
+    auto ev = obj.evaluate(theta, batch);
+    ev->grad();
+    r.shapes = gemm_shapes(ev->graph());
+  }
+  r.step_gflop = gflop(r.shapes);
+
+  auto cached = obj.evaluate(theta, batch);
+  Rng vrng(7);
+  const ParamVec v = ParamVec::random_normal(theta.layout(), DType::f32, vrng);
+  cached->gnvp(v);  // builds the segment
+  GemmRun gemms(r.shapes);
+
+  std::vector<Timing> t = time_rounds({[&] { obj.evaluate(theta, batch)->value(); },
+                                       [&] { obj.evaluate(theta, batch)->grad(); },
+                                       [&] { cached->gnvp(v); },
+                                       [&] { gemms(); }},
+                                      cfg.reps);
+  r.forward = t[0];
+  r.step = t[1];
+  r.gnvp = t[2];
+  r.gemm = t[3];
+  return r;
+}
+
+nlohmann::json to_json(const NetworkStepResult& r) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const GemmShape& s : r.shapes)
+    shapes.push_back({{"ta", s.ta}, {"tb", s.tb}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"count", s.count}});
+  return {{"network", r.cfg.network},
+          {"config", {{"layers", r.cfg.layers}, {"sizes", r.sizes}, {"B", r.cfg.batch}, {"dtype", "float32"}}},
+          {"machine", r.machine},
+          {"threads", r.threads},
+          {"reps", r.cfg.reps},
+          {"params", r.params},
+          {"forward_ms", r.forward.median_ms},
+          {"step_ms", r.step.median_ms},
+          {"step_cpu_ms", r.step.cpu_median_ms},
+          {"gnvp_ms", r.gnvp.median_ms},
+          {"gn_over_step", r.gnvp.median_ms / r.step.median_ms},
+          {"gemm_ms", r.gemm.median_ms},
+          {"step_gflop", r.step_gflop},
+          {"achieved_gflops", r.achieved_gflops()},
+          {"gemm_gflops", r.gemm_gflops()},
+          {"fraction_of_gemm", r.gemm.median_ms / r.step.median_ms},
+          {"forward_samples_ms", r.forward.samples_ms},
+          {"step_samples_ms", r.step.samples_ms},
+          {"gnvp_samples_ms", r.gnvp.samples_ms},
+          {"gemm_samples_ms", r.gemm.samples_ms},
+          {"gemm_shapes", shapes}};
+}
+
+std::string to_table(const NetworkStepResult& r) {
+  const NetworkStepConfig& c = r.cfg;
+  const bool ae = c.network == "autoencoder";
+  std::string s = fmt::format("tapegrad training step: {} {} ({}), B={} float32, {} parameters\n", c.network,
+                              fmt::join(r.sizes, "-"), ae ? "logistic units, linear code, BCE on the inputs"
+                                                          : "tanh units, softmax cross-entropy on random labels",
+                              c.batch, r.params);
+  s += fmt::format("machine: {}   BLAS threads: {}   reps: {} rounds, passes side by side\n\n", r.machine, r.threads,
+                   c.reps);
+  s += fmt::format("{:<44}{:>11}{:>9}\n", "pass (ms)", "median", "min");
+  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "forward (loss only)", r.forward.median_ms, r.forward.min_ms);
+  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "step (forward + gradient, no update)", r.step.median_ms,
+                   r.step.min_ms);
+  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "Gauss-Newton product, cached linearization", r.gnvp.median_ms,
+                   r.gnvp.min_ms);
+  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms alone (cblas_sgemm)", r.gemm.median_ms,
+                   r.gemm.min_ms);
+  s += fmt::format("\nGN product / step       {:.3f}\n", r.gnvp.median_ms / r.step.median_ms);
+  s += fmt::format("matrix-product work     {:.2f} GFLOP per step in {} shapes\n", r.step_gflop, r.shapes.size());
+  s += fmt::format("achieved                {:.1f} GFLOP/s   (sgemm alone {:.1f} GFLOP/s: {:.0f}%)\n",
+                   r.achieved_gflops(), r.gemm_gflops(), 100.0 * r.gemm.median_ms / r.step.median_ms);
+  return s;
+}
+
+}  // namespace tg::bench
