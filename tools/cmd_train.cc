@@ -12,6 +12,7 @@
 #include "core/input_file.h"
 #include "core/json.h"
 #include "ops/blas.h"
+#include "models/network.h"
 #include "tasks/idx.h"
 #include "tasks/task_file.h"
 #include "tasks/text.h"
@@ -52,7 +53,10 @@ RunConfig resolve_train_config(const TrainArgs& a) {
   if (!a.data.empty()) {
     // --data names the file of task 'text' or of an image task ('images', 'image_classes'); without a
     // task, an IDX file (images) or a text file decides which
-    if (!j.contains("task")) j["task"] = tasks::looks_like_idx(a.data) ? "images" : "text";
+    // a feedforward network reads images: its data file is read as IDX whatever it starts with, so a
+    // wrong file is named as not an IDX file rather than as too short a text
+    const bool network = j.contains("model") && j["model"].is_string() && models::find_network(j["model"]);
+    if (!j.contains("task")) j["task"] = network || tasks::looks_like_idx(a.data) ? "images" : "text";
     const bool images = j["task"] == "images" || j["task"] == "image_classes";
     if (j["task"] != "text" && !images)
       throw Error(fmt::format("train: --data {} is a file for task 'text' or 'images', but the task is {} ({}); drop "
