@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gradcheck/gradcheck.h"
@@ -65,6 +67,48 @@ TEST(ArmController, ClosedLoopRolloutPassesTheGradientCheckAtOrderTwo) {
   std::printf("worst %.1e (fd %.1e dot %.1e fd2 %.1e dot2 %.1e)\n", rep.worst, rep.fd1, rep.dot1, rep.fd2, rep.dot2);
   EXPECT_TRUE(rep.ok) << rep.failure;
   EXPECT_EQ(rep.primal_reevals, 0u);
+}
+
+// The thesis's network (§6.4): 8 inputs into layer 1 and, by skip connections, into layer 2; each
+// layer recurrent only within itself; 2 linear outputs from layer 2.
+TEST(ArmController, ParametersFollowTheThesisLayout) {
+  Tiny full(100, 100, DType::f32, 1);
+  const std::vector<std::pair<std::string, Shape>> expected = {
+      {"controller/W_1v", {8, 100}},  {"controller/W_11", {100, 100}}, {"controller/b_1", {100}},
+      {"controller/W_21", {100, 100}}, {"controller/W_2v", {8, 100}},   {"controller/W_22", {100, 100}},
+      {"controller/b_2", {100}},      {"controller/W_u2", {100, 2}},   {"controller/b_u", {2}}};
+  ASSERT_EQ(full.ps.count(), static_cast<int32_t>(expected.size()));
+  for (int32_t i = 0; i < full.ps.count(); ++i) {
+    EXPECT_EQ(full.ps.name(ParamId{i}), expected[i].first);
+    EXPECT_EQ(full.ps.shape(ParamId{i}), expected[i].second) << expected[i].first;
+  }
+  EXPECT_EQ(full.ps.numel(), 3 * 100 * 100 + 2 * 8 * 100 + 2 * 100 + 100 * 2 + 2);  // 32002
+}
+
+// With a feedback delay of 2 the controller sees x_0 at steps 0, 1 and 2, so its first three torques
+// cannot depend on the plant; the fourth sees x_1, which does (here through Δt).
+TEST(ArmController, DelayedFeedbackHidesThePlantForDelaySteps) {
+  Tiny tiny(3, 4, DType::f64, 8);
+  const CenterOutOptions o{.reaches = 3};
+  const ReachBatch b = center_out_reaches(o);
+  std::vector<std::vector<double>> torques;
+  for (double dt : {0.01, 0.02}) {
+    Graph g;
+    g.bind(tiny.ps);
+    const ArmOptions plant{.dt = dt, .feedback_delay = 2};
+    const Rollout r = rollout(g, tiny.controller, plant, g.input(b.start_tensor(DType::f64)),
+                              g.input(b.target_tensor(DType::f64)), 4);
+    ASSERT_EQ(r.states.size(), 5u);
+    ASSERT_EQ(r.torques.size(), 4u);
+    ASSERT_EQ(r.preacts.size(), 8u);
+    torques.emplace_back();
+    for (const Var& u : r.torques)
+      for (double v : u.value().to_vector()) torques.back().push_back(v);
+  }
+  for (size_t i = 0; i < 3 * 6; ++i) EXPECT_EQ(torques[0][i], torques[1][i]) << i;
+  double step3_change = 0;
+  for (size_t i = 3 * 6; i < 4 * 6; ++i) step3_change += std::abs(torques[0][i] - torques[1][i]);
+  EXPECT_GT(step3_change, 1e-9);
 }
 
 // Every target lies on the circle around the start's hand position, at rest, elbow bent.
