@@ -21,7 +21,7 @@ struct CenterOutOptions {
   int64_t reaches = 64;     // targets at angles 2πk / reaches
   double radius = 0.10;     // [m] of the circle of hand targets around the start's hand position
   std::array<double, 2> start_angles{std::numbers::pi / 4, std::numbers::pi / 2};  // (θ, φ) at rest
-  double alpha = 1e-2 * 0.01;  // the energy weight, 10⁻²·Δt
+  double alpha = 1e-2 * 0.01;  // the energy weight, 10⁻²·Δt at the thesis's Δt = 0.01 s (set it anew with plant.dt)
   ArmOptions plant = {};
 };
 

@@ -1,10 +1,11 @@
 // tapegrad gradcheck: one line per op (name, PASS/FAIL, worst relative error); exit 0 only if all pass.
 // With --models: one line per model spec row instead (the model's loss as a function of all its
-// parameters, float64, tiny sizes).
+// parameters, float64, tiny sizes), and the arm controller's closed-loop rollouts.
 #include <fmt/format.h>
 
 #include <string>
 
+#include "gradcheck/control_specs.h"
 #include "gradcheck/model_specs.h"
 #include "gradcheck/network_specs.h"
 #include "gradcheck/op_specs.h"
@@ -40,6 +41,16 @@ int check_models(const std::string& only, int order) {
     print_row(spec.name, r);
     fmt::print("{:<30} {}  worst {:.1e}  (G v against Jᵀ H J v: finite differences, H by hand){}{}\n",
                spec.name + " gauss-newton", gn.ok ? "PASS" : "FAIL", gn.worst, gn.ok ? "" : "  ", gn.failure);
+  }
+  // the arm controller in closed loop with the plant (issue 19)
+  for (const check::ControlSpec& spec : check::control_specs()) {
+    if (!only.empty() && only != "controller" && spec.name != only) continue;
+    check::Options opt;
+    opt.order = order;
+    const check::Report r = check::check_control(spec, opt);
+    ++n;
+    failed += !r.ok;
+    print_row(spec.name, r);
   }
   if (n == 0) {
     fmt::print(stderr, "tapegrad gradcheck: no model spec named '{}'\n", only);
