@@ -93,30 +93,12 @@ NetworkStepResult run_network_step(const NetworkStepConfig& cfg) {
 }
 
 nlohmann::json to_json(const NetworkStepResult& r) {
-  nlohmann::json shapes = nlohmann::json::array();
-  for (const GemmShape& s : r.shapes)
-    shapes.push_back({{"ta", s.ta}, {"tb", s.tb}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"count", s.count}});
-  return {{"network", r.cfg.network},
-          {"config", {{"layers", r.cfg.layers}, {"sizes", r.sizes}, {"B", r.cfg.batch}, {"dtype", "float32"}}},
-          {"machine", r.machine},
-          {"threads", r.threads},
-          {"reps", r.cfg.reps},
-          {"params", r.params},
-          {"forward_ms", r.forward.median_ms},
-          {"step_ms", r.step.median_ms},
-          {"step_cpu_ms", r.step.cpu_median_ms},
-          {"gnvp_ms", r.gnvp.median_ms},
-          {"gn_over_step", r.gnvp.median_ms / r.step.median_ms},
-          {"gemm_ms", r.gemm.median_ms},
-          {"step_gflop", r.step_gflop},
-          {"achieved_gflops", r.achieved_gflops()},
-          {"gemm_gflops", r.gemm_gflops()},
-          {"fraction_of_gemm", r.gemm.median_ms / r.step.median_ms},
-          {"forward_samples_ms", r.forward.samples_ms},
-          {"step_samples_ms", r.step.samples_ms},
-          {"gnvp_samples_ms", r.gnvp.samples_ms},
-          {"gemm_samples_ms", r.gemm.samples_ms},
-          {"gemm_shapes", shapes}};
+  nlohmann::json j = to_json(static_cast<const StepTimings&>(r), r.cfg.reps);
+  j["network"] = r.cfg.network;
+  j["config"] = {{"layers", r.cfg.layers}, {"sizes", r.sizes}, {"B", r.cfg.batch}, {"dtype", "float32"}};
+  j["forward_ms"] = r.forward.median_ms;
+  j["forward_samples_ms"] = r.forward.samples_ms;
+  return j;
 }
 
 std::string to_table(const NetworkStepResult& r) {
@@ -132,14 +114,7 @@ std::string to_table(const NetworkStepResult& r) {
   s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "forward (loss only)", r.forward.median_ms, r.forward.min_ms);
   s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "step (forward + gradient, no update)", r.step.median_ms,
                    r.step.min_ms);
-  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "Gauss-Newton product, cached linearization", r.gnvp.median_ms,
-                   r.gnvp.min_ms);
-  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms alone (cblas_sgemm)", r.gemm.median_ms,
-                   r.gemm.min_ms);
-  s += fmt::format("\nGN product / step       {:.3f}\n", r.gnvp.median_ms / r.step.median_ms);
-  s += fmt::format("matrix-product work     {:.2f} GFLOP per step in {} shapes\n", r.step_gflop, r.shapes.size());
-  s += fmt::format("achieved                {:.1f} GFLOP/s   (sgemm alone {:.1f} GFLOP/s: {:.0f}%)\n",
-                   r.achieved_gflops(), r.gemm_gflops(), 100.0 * r.gemm.median_ms / r.step.median_ms);
+  s += step_summary_rows(r);
   return s;
 }
 

@@ -10,8 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/gemm_work.h"
-#include "bench/lstm_lm.h"
+#include "bench/step_timings.h"
 
 namespace tg::bench {
 
@@ -27,20 +26,10 @@ struct NetworkStepConfig {
   int threads = 1;  // OpenBLAS threads
 };
 
-struct NetworkStepResult {
+struct NetworkStepResult : StepTimings {
   NetworkStepConfig cfg;
-  std::string machine;
-  int threads = 0;
-  int64_t params = 0;
   std::vector<int64_t> sizes;  // every layer's width, input first (the autoencoder: encoder + decoder)
-  Timing forward;  // build + evaluate the loss: the step's first half
-  Timing step;     // forward + gradient (build, evaluate, reverse sweep), a training step minus the update
-  Timing gnvp;     // one Gauss-Newton product on a cached linearization
-  Timing gemm;     // the step's matrix products, run alone through cblas (same shapes, same counts)
-  std::vector<GemmShape> shapes;
-  double step_gflop = 0;  // matrix-product work of one step
-  double achieved_gflops() const { return step_gflop / (step.median_ms * 1e-3); }
-  double gemm_gflops() const { return step_gflop / (gemm.median_ms * 1e-3); }
+  Timing forward;              // build + evaluate the loss: the step's first half
 };
 
 NetworkStepResult run_network_step(const NetworkStepConfig& cfg);

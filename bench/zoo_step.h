@@ -8,8 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/gemm_work.h"
-#include "bench/lstm_lm.h"
+#include "bench/step_timings.h"
 
 namespace tg::bench {
 
@@ -21,18 +20,8 @@ struct ZooStepConfig {
   int threads = 1;  // OpenBLAS threads
 };
 
-struct ZooStepResult {
+struct ZooStepResult : StepTimings {
   ZooStepConfig cfg;
-  std::string machine;
-  int threads = 0;
-  int64_t params = 0;
-  Timing step;  // forward + gradient (build, evaluate, reverse sweep), a training step minus the update
-  Timing gnvp;  // one Gauss-Newton product on a cached linearization
-  Timing gemm;  // the step's matrix products, run alone through cblas (same shapes, same counts)
-  std::vector<GemmShape> shapes;
-  double step_gflop = 0;  // matrix-product work of one step
-  double achieved_gflops() const { return step_gflop / (step.median_ms * 1e-3); }
-  double gemm_gflops() const { return step_gflop / (gemm.median_ms * 1e-3); }
 };
 
 ZooStepResult run_zoo_step(const ZooStepConfig& cfg);

@@ -1,0 +1,41 @@
+#include "bench/step_timings.h"
+
+#include <fmt/format.h>
+
+namespace tg::bench {
+
+nlohmann::json to_json(const StepTimings& t, int reps) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const GemmShape& s : t.shapes)
+    shapes.push_back({{"ta", s.ta}, {"tb", s.tb}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"count", s.count}});
+  return {{"machine", t.machine},
+          {"threads", t.threads},
+          {"reps", reps},
+          {"params", t.params},
+          {"step_ms", t.step.median_ms},
+          {"step_cpu_ms", t.step.cpu_median_ms},
+          {"gnvp_ms", t.gnvp.median_ms},
+          {"gn_over_step", t.gnvp.median_ms / t.step.median_ms},
+          {"gemm_ms", t.gemm.median_ms},
+          {"step_gflop", t.step_gflop},
+          {"achieved_gflops", t.achieved_gflops()},
+          {"gemm_gflops", t.gemm_gflops()},
+          {"fraction_of_gemm", t.gemm.median_ms / t.step.median_ms},
+          {"step_samples_ms", t.step.samples_ms},
+          {"gnvp_samples_ms", t.gnvp.samples_ms},
+          {"gemm_samples_ms", t.gemm.samples_ms},
+          {"gemm_shapes", shapes}};
+}
+
+std::string step_summary_rows(const StepTimings& t) {
+  std::string s = fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "Gauss-Newton product, cached linearization",
+                              t.gnvp.median_ms, t.gnvp.min_ms);
+  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms alone (cblas_sgemm)", t.gemm.median_ms, t.gemm.min_ms);
+  s += fmt::format("\nGN product / step       {:.3f}\n", t.gnvp.median_ms / t.step.median_ms);
+  s += fmt::format("matrix-product work     {:.2f} GFLOP per step in {} shapes\n", t.step_gflop, t.shapes.size());
+  s += fmt::format("achieved                {:.1f} GFLOP/s   (sgemm alone {:.1f} GFLOP/s: {:.0f}%)\n",
+                   t.achieved_gflops(), t.gemm_gflops(), 100.0 * t.gemm.median_ms / t.step.median_ms);
+  return s;
+}
+
+}  // namespace tg::bench

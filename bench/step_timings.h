@@ -1,0 +1,34 @@
+// What the zoo and network step benchmarks measure alike: the training step, a Gauss-Newton product
+// and the step's gemms alone, with the machine and the step's matrix-product work; and how both
+// report it (the JSON keys and the table's shared rows), so the two outputs stay comparable.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/gemm_work.h"
+#include "bench/lstm_lm.h"
+
+namespace tg::bench {
+
+struct StepTimings {
+  std::string machine;
+  int threads = 0;
+  int64_t params = 0;
+  Timing step;  // forward + gradient (build, evaluate, reverse sweep), a training step minus the update
+  Timing gnvp;  // one Gauss-Newton product on a cached linearization
+  Timing gemm;  // the step's matrix products, run alone through cblas (same shapes, same counts)
+  std::vector<GemmShape> shapes;
+  double step_gflop = 0;  // matrix-product work of one step
+  double achieved_gflops() const { return step_gflop / (step.median_ms * 1e-3); }
+  double gemm_gflops() const { return step_gflop / (gemm.median_ms * 1e-3); }
+};
+
+// The keys both benchmarks print: times, samples, GFLOP/s, the gemm shapes, machine and threads.
+nlohmann::json to_json(const StepTimings& t, int reps);
+// The table's rows from the Gauss-Newton product on: its time, the gemms alone, and the summary lines.
+std::string step_summary_rows(const StepTimings& t);
+
+}  // namespace tg::bench
