@@ -25,6 +25,13 @@ struct Signature {
   std::vector<std::string> alphabet;
 };
 
+// Whether a model made for data of signature `a` reads and predicts data of signature `b`: the same
+// kind and size of inputs and the same kind and number of outputs (the alphabets may differ).
+inline bool same_inputs_and_outputs(const Signature& a, const Signature& b) {
+  return a.symbolic_input == b.symbolic_input && a.input_dim == b.input_dim && a.output == b.output &&
+         a.output_dim == b.output_dim;
+}
+
 class Dataset {
  public:
   virtual ~Dataset() = default;

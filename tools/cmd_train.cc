@@ -143,7 +143,7 @@ int eval_images(LoadedRun& r, const std::string& dir, const std::string& data, c
       parts.push_back({data.empty() ? fmt::format("{} ({} part)", name, part) : data, owned.back().get()});
     }
     const tasks::Signature want = r.run.train->signature(), got = owned.back()->signature();
-    if (got.symbolic_input || got.input_dim != want.input_dim || got.output != want.output || got.output_dim != want.output_dim)
+    if (!tasks::same_inputs_and_outputs(want, got))
       throw Error(fmt::format("eval: {} gives {} inputs and {} {} outputs, but run {} was trained for {} inputs and {} {} "
                               "outputs ({})",
                               parts.back().what, got.input_dim, got.output_dim, tasks::output_kind_name(got.output), dir,
@@ -157,16 +157,17 @@ int eval_images(LoadedRun& r, const std::string& dir, const std::string& data, c
   const bool reconstruct = net.output_kind() != tasks::OutputKind::softmax;
   fmt::print("eval {}: {}; loss: {}\n", dir, measure.name,
              reconstruct ? "binary cross-entropy per pixel (nats)" : "cross-entropy per image (nats)");
+  // the objective's mean is per image or per output unit (objective_options.mean_over): report per pixel
+  const double pixels_per_loss =
+      r.run.network->options().mean_over == "outputs" ? 1.0 : static_cast<double>(net.output_size());
   for (const Part& p : parts) {
     const int64_t n = count > 0 ? std::min(count, p.data->num_cases()) : p.data->num_cases();
     const EvalResult e = evaluate(*r.run.objective, r.theta, *p.data, n, 0);
-    // the objective's mean is per image or per output unit (objective_options.mean_over): report per pixel
-    const double per_output = r.run.network->weight(*p.data->cases(0, 1)) > 1 ? 1.0 : static_cast<double>(net.output_size());
     const std::string interval = std::isfinite(e.interval.low)
                                      ? fmt::format("95% interval [{:.6f}, {:.6f}]", e.interval.low, e.interval.high)
                                      : std::string("(no interval: fewer than 1,000 images)");
     fmt::print("{}: {} images  {} {:.6f}  {}  loss {:.6f}\n", p.what, e.sequences, measure.short_name, e.error_rate,
-               interval, reconstruct ? e.loss / per_output : e.loss);
+               interval, reconstruct ? e.loss / pixels_per_loss : e.loss);
   }
   return 0;
 }
@@ -232,8 +233,7 @@ Run add_eval(CLI::App& app) {
           return fmt::format("input {} {}, output {} {}", s.symbolic_input ? "symbols" : "dense", s.input_dim,
                              tasks::output_kind_name(s.output), s.output_dim);
         };
-        if (want.symbolic_input != got.symbolic_input || want.input_dim != got.input_dim || want.output != got.output ||
-            want.output_dim != got.output_dim)
+        if (!tasks::same_inputs_and_outputs(want, got))
           throw Error(fmt::format("eval: {} holds task '{}' ({}), but run {} was trained on task '{}' ({})", *data,
                                   owned->name(), describe(got), *dir, cfg.task, describe(want)));
       } else {

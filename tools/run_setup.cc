@@ -52,8 +52,7 @@ void make_data(RunSetup& run, const RunConfig& cfg) {
     const tasks::Signature want = run.train->signature();
     for (const tasks::Dataset* part : {run.valid.get(), run.test.get()}) {
       const tasks::Signature got = part->signature();
-      if (got.symbolic_input != want.symbolic_input || got.input_dim != want.input_dim || got.output != want.output ||
-          got.output_dim != want.output_dim)
+      if (!tasks::same_inputs_and_outputs(want, got))
         throw Error(fmt::format("task '{}': its {} part has {} inputs and {} outputs, its training part {} and {}",
                                 cfg.task, part == run.valid.get() ? "validation" : "test", got.input_dim,
                                 got.output_dim, want.input_dim, want.output_dim));
