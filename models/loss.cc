@@ -79,6 +79,18 @@ Var matching_loss(OutputKind kind, std::span<const Var> logits, const Targets& y
   throw Error("matching_loss: unknown output kind");
 }
 
+Var per_row_loss(Graph& g, OutputKind kind, Var z, const ops::Index& classes, Var y) {
+  switch (kind) {
+    case OutputKind::softmax:
+      return ops::sub(ops::logsumexp(z, 1), ops::sum(ops::mul(z, ops::one_hot(g, classes, z.shape()[1], z.dtype())), 1));
+    case OutputKind::logistic:
+      return ops::sum(ops::sub(ops::softplus(z), ops::mul(z, y)), 1);
+    case OutputKind::linear:
+      return ops::sum(ops::scale(ops::square(ops::sub(z, y)), 0.5), 1);
+  }
+  throw Error("per_row_loss: unknown output kind");
+}
+
 Var structural_damping_head(Graph& g, std::string_view kind, std::span<const Var> preact,
                             const std::vector<Tensor>& input_mask, int64_t first_step, double weight) {
   // Only the head's curvature is ever used (G_S v), never its value: deferred, its forward nodes

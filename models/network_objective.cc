@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/options.h"
+#include "models/loss.h"
 #include "tasks/random.h"
 
 namespace tg::models {
@@ -82,11 +83,8 @@ std::unique_ptr<optim::Evaluation> NetworkObjective::evaluate(const ParamVec& th
   built.outputs = {f.logits};
   if (opt_.fisher) {
     // per-image losses ℓ_n; the empirical Fisher of the mean loss is the GN of (N / 2W²) Σ ℓ_n² (as for sequences)
-    Var z = f.logits;
     Var y = softmax ? Var{} : g->input(b.targets.astype(dt));
-    Var per = softmax ? ops::sub(ops::logsumexp(z, 1), ops::sum(ops::mul(z, ops::one_hot(*g, b.labels, z.shape()[1], dt)), 1))
-              : kind == tasks::OutputKind::logistic ? ops::sum(ops::sub(ops::softplus(z), ops::mul(z, y)), 1)
-                                                    : ops::sum(ops::scale(ops::square(ops::sub(z, y)), 0.5), 1);
+    Var per = per_row_loss(*g, kind, f.logits, b.labels, y);
     const double n = static_cast<double>(b.size()), w = weight(b);
     built.fisher = ad::Block{{per}, ops::scale(ops::sum(ops::square(per)), n / (2 * w * w))};
   }

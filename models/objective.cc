@@ -116,16 +116,9 @@ bool any_nonzero(const Tensor& m) {
 // Per-sequence loss [B] of one step's outputs (for the empirical Fisher block).
 Var per_sequence_step_loss(Graph& g, OutputKind kind, Var z, const Targets& ys, size_t t) {
   const int64_t B = z.shape()[0];
-  Var per;
-  if (kind == OutputKind::softmax) {
-    Var oh = ops::one_hot(g, ys.symbols[t], z.shape()[1], z.dtype());
-    per = ops::sub(ops::logsumexp(z, 1), ops::sum(ops::mul(z, oh), 1));
-  } else {
-    Var y = g.input(ys.dense[t].astype(z.dtype()));
-    Var e = kind == OutputKind::logistic ? ops::sub(ops::softplus(z), ops::mul(z, y))
-                                         : ops::scale(ops::square(ops::sub(z, y)), 0.5);
-    per = ops::sum(e, 1);
-  }
+  const bool softmax = kind == OutputKind::softmax;
+  Var per = per_row_loss(g, kind, z, softmax ? ys.symbols[t] : ops::Index{},
+                         softmax ? Var{} : g.input(ys.dense[t].astype(z.dtype())));
   if (!ys.mask.empty()) per = ops::mul(per, g.input(ys.mask[t].astype(z.dtype()).reshaped({B})));
   return per;
 }
