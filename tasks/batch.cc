@@ -25,19 +25,23 @@ std::optional<OutputKind> output_kind_named(std::string_view name) {
   return std::nullopt;
 }
 
+Tensor rows_of(const Tensor& t, int64_t first, int64_t count) {
+  Shape s = t.shape();
+  const int64_t row = s.size() / s[0];
+  s[0] = count;
+  return t.view(first * row, s).clone();
+}
+
+ops::Index rows_of(const ops::Index& i, int64_t first, int64_t count) {
+  return ops::make_index(std::vector<int32_t>(i->begin() + first, i->begin() + first + count));
+}
+
 Batch slice(const Batch& b, int64_t first, int64_t count) {
   if (first < 0 || count < 0 || first + count > b.size())
     throw Error(fmt::format("batch: sequences [{}, {}) outside a batch of {}", first, first + count, b.size()));
   if (first == 0 && count == b.size()) return b;
-  auto rows = [&](const Tensor& t) {
-    Shape s = t.shape();
-    const int64_t row = s.size() / s[0];
-    s[0] = count;
-    return t.view(first * row, s).clone();
-  };
-  auto idx = [&](const ops::Index& i) {
-    return ops::make_index(std::vector<int32_t>(i->begin() + first, i->begin() + first + count));
-  };
+  auto rows = [&](const Tensor& t) { return rows_of(t, first, count); };
+  auto idx = [&](const ops::Index& i) { return rows_of(i, first, count); };
   Batch h;
   h.inputs.T = b.inputs.T;
   h.inputs.B = count;

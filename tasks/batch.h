@@ -72,6 +72,11 @@ struct Batch : Data {
   std::string describe() const override;
 };
 
+// Rows [first, first + count) of an [N, ...] tensor (copied) or of N indices: the cutting that every
+// kind of batch's slice does to its parts.
+Tensor rows_of(const Tensor& t, int64_t first, int64_t count);
+ops::Index rows_of(const ops::Index& i, int64_t first, int64_t count);
+
 // Sequences [first, first + count) of a batch (a curvature batch inside a gradient batch, or a chunk
 // of a large batch evaluated piece by piece to bound the tape's memory).
 Batch slice(const Batch& b, int64_t first, int64_t count);

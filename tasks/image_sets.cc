@@ -42,7 +42,7 @@ std::shared_ptr<const Pixels> idx_pixels(const std::string& images, const std::s
 }
 
 // Images [first, first + count) of `all`, as their own set.
-std::shared_ptr<const Pixels> rows_of(const Pixels& all, int64_t first, int64_t count) {
+std::shared_ptr<const Pixels> images_of(const Pixels& all, int64_t first, int64_t count) {
   auto p = std::make_shared<Pixels>();
   const int64_t d = all.height * all.width;
   p->values.assign(all.values.begin() + first * d, all.values.begin() + (first + count) * d);
@@ -54,15 +54,21 @@ std::shared_ptr<const Pixels> rows_of(const Pixels& all, int64_t first, int64_t 
   return p;
 }
 
+// Whether a part of a data set without a validation part reads the training images: the training part,
+// and the validation part with validate_on "train" (the thesis's Table 7.2 reports training error);
+// else the test part.
+bool reads_training_images(const OptionReader& o) {
+  const std::string part = o.choice("part", {"train", "valid", "test"});
+  return part == "train" || (part == "valid" && o.choice("validate_on", {"test", "train"}) == "train");
+}
+
 const std::string kFashionDir = "/usr/share/datasets/fashion-mnist";
 
 std::unique_ptr<Dataset> fashion_mnist(const std::string& name, const nlohmann::json& cfg, ImageTarget target) {
   OptionReader o(fmt::format("task '{}'", name), cfg);
   const std::string dir = o.string("dir");
-  // Fashion-MNIST has no validation part: validation scores the test part (nothing is tuned on it here),
-  // or with validate_on "train" the training images (the thesis's Table 7.2 reports training error)
-  const std::string part = o.choice("part", {"train", "valid", "test"});
-  const bool train = part == "train" || (part == "valid" && o.choice("validate_on", {"test", "train"}) == "train");
+  // Fashion-MNIST has no validation part (nothing is tuned on it here)
+  const bool train = reads_training_images(o);
   const std::string stem = dir + (train ? "/train" : "/t10k");
   const std::string images = stem + "-images-idx3-ubyte.gz", labels = stem + "-labels-idx1-ubyte.gz";
   try {
@@ -82,8 +88,7 @@ std::unique_ptr<Dataset> fashion_mnist(const std::string& name, const nlohmann::
 std::unique_ptr<Dataset> curves_images(const nlohmann::json& cfg) {
   OptionReader o("task 'curves'", cfg);
   const uint64_t seed = static_cast<uint64_t>(o.integer("seed", 0));
-  const std::string part = o.choice("part", {"train", "valid", "test"});
-  const bool train = part == "train" || (part == "valid" && o.choice("validate_on", {"test", "train"}) == "train");
+  const bool train = reads_training_images(o);
   const int64_t first = train ? 0 : curves::kTrainImages, count = train ? curves::kTrainImages : curves::kTestImages;
   auto pixels = cached(fmt::format("curves:{}:{}", seed, first), [&] {
     Pixels p;
@@ -121,9 +126,9 @@ std::unique_ptr<Dataset> idx_images(const std::string& name, const nlohmann::jso
     if (test < 1)
       throw Error(fmt::format("task '{}': {} holds {} image(s), too few to hold out a test part (give test_file)", name,
                               file, all->count));
-    return *(train ? rows_of(*all, 0, kept) : rows_of(*all, kept, test));
+    return *(train ? images_of(*all, 0, kept) : images_of(*all, kept, test));
   });
-  return std::make_unique<ImageSet>(name, part, target,  // rows_of keeps the whole file's class count
+  return std::make_unique<ImageSet>(name, part, target,  // images_of keeps the whole file's class count
                                     fmt::format("{} ({} part)", file, train ? "training" : "held-out"));
 }
 }  // namespace

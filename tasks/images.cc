@@ -15,13 +15,6 @@
 namespace tg::tasks {
 
 namespace {
-// Rows [first, first + count) of an [N, ...] tensor, copied.
-Tensor rows_of(const Tensor& t, int64_t first, int64_t count) {
-  Shape s = t.shape();
-  const int64_t row = s.size() / s[0];
-  s[0] = count;
-  return t.view(first * row, s).clone();
-}
 bool present(const Tensor& t) { return t.raw() != nullptr; }
 }  // namespace
 
@@ -33,7 +26,7 @@ std::unique_ptr<Data> Images::slice(int64_t first, int64_t count) const {
   part->inputs = rows_of(inputs, first, count);
   // an autoencoder's targets are its inputs: keep them one buffer
   part->targets = targets.shares_buffer(inputs) ? part->inputs : present(targets) ? rows_of(targets, first, count) : Tensor{};
-  if (labels) part->labels = ops::make_index(std::vector<int32_t>(labels->begin() + first, labels->begin() + first + count));
+  if (labels) part->labels = rows_of(labels, first, count);
   for (const Tensor& k : keep) part->keep.push_back(present(k) ? rows_of(k, first, count) : Tensor{});
   part->height = height;
   part->width = width;
