@@ -4,7 +4,7 @@
 #include <span>
 
 #include "models/arm_controller.h"
-#include "models/center_out.h"
+#include "models/reaching.h"
 #include "ops/ops.h"
 
 namespace tg::check {
@@ -13,6 +13,7 @@ const std::vector<ControlSpec>& control_specs() {
   static const std::vector<ControlSpec> rows = {
       {.name = "controller"},
       {.name = "controller/delay_noise", .hidden1 = 3, .hidden2 = 4, .feedback_delay = 1, .perturbed = true},
+      {.name = "controller/postural", .hidden1 = 3, .hidden2 = 3, .steps = 4, .feedback_delay = 2, .postural = true},
   };
   return rows;
 }
@@ -44,6 +45,8 @@ Report check_control(const ControlSpec& spec, const Options& opt) {
   const Fn closed_loop = [&](Graph& g, std::span<const Var> in) {
     g.bind(ps, in.subspan(0, n_params));
     std::vector<models::ArmStepInputs> per_step;
+    if (spec.postural)
+      per_step.assign(static_cast<size_t>(spec.steps), {.hand_force = g.input(draws(N, 2, 3.0))});
     if (spec.perturbed) {
       const Var disturbance = g.input(draws(N, 2, 5.0));
       for (int64_t t = 0; t < spec.steps; ++t)
@@ -54,7 +57,8 @@ Report check_control(const ControlSpec& spec, const Options& opt) {
     }
     const Var start = in[n_params], target = in[n_params + 1];
     const models::Rollout r = models::rollout(g, controller, plant, start, target, spec.steps, per_step);
-    return std::vector<Var>{models::center_out_loss(r, target, 0.3), r.states.back(), r.torques.front(),
+    const models::ReachCost cost{.steps = spec.steps, .alpha = 0.3, .every_step = spec.postural};
+    return std::vector<Var>{models::reaching_loss(r, target, cost), r.states.back(), r.torques.front(),
                             r.torques.back()};
   };
   return check_fn(closed_loop, random_inputs(shapes, -0.9, 0.9, 17), opt);

@@ -16,6 +16,7 @@ struct ControlSpec {
   int64_t hidden1 = 3, hidden2 = 3, steps = 3, reaches = 2;
   int feedback_delay = 0;
   bool perturbed = false;  // command and plant noise (fixed draws) and a per-reach disturbance
+  bool postural = false;   // the postural task's cost (every step) and a per-reach force at the hand
 };
 
 const std::vector<ControlSpec>& control_specs();

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/options.h"
 #include "ops/ops.h"
 
 namespace tg::models {
@@ -35,6 +36,31 @@ ArmController::Step ArmController::step(Graph& g, Var observed, Var target, cons
   Var u2 = ops::matmul(h1, g[w_21_]) + ops::matmul(v, g[w_2v_]) + ops::matmul(s.h2, g[w_22_]) + g[b_2_];
   Var h2 = ops::tanh(u2);
   return {.torque = ops::matmul(h2, g[w_u2_]) + g[b_u_], .state = {h1, h2}, .preact1 = u1, .preact2 = u2};
+}
+
+const nlohmann::json& controller_defaults() {
+  // The thesis gives no initialisation for this network (docs/control.md); output_scale 0.1 starts the
+  // torques small, so the first rollouts do not spin the arm.
+  static const nlohmann::json d = [] {
+    nlohmann::json j = init::init_defaults(/*recurrent=*/true, 0.1);
+    j["hidden1"] = 100;
+    j["hidden2"] = 100;
+    j["output_scale"] = 0.1;
+    return j;
+  }();
+  return d;
+}
+
+nlohmann::json resolve_controller_options(const nlohmann::json& user) {
+  return merge_options("model 'controller'", controller_defaults(), user);
+}
+
+ControllerBuild make_controller(const nlohmann::json& resolved, DType dt, Rng& rng) {
+  const OptionReader o("model 'controller'", resolved);
+  ParamSet ps(dt);
+  ParamBuilder p(ps, "controller", init::InitOptions::read(o), rng);
+  ArmController c(p, {.hidden1 = o.size("hidden1"), .hidden2 = o.size("hidden2")});
+  return {std::move(ps), c};
 }
 
 Rollout rollout(Graph& g, const ArmController& controller, const ArmOptions& plant, Var start, Var target,

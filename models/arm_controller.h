@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/graph.h"
 #include "models/arm_plant.h"
 #include "models/param_builder.h"
@@ -64,5 +66,18 @@ struct Rollout {
 // T, carries step t's noise draws and disturbances (drawn by the caller, so runs are deterministic).
 Rollout rollout(Graph& g, const ArmController& controller, const ArmOptions& plant, Var start, Var target,
                 int64_t steps, const std::vector<ArmStepInputs>& per_step = {}, Site site = Site::current());
+
+// The zoo's entry (`tapegrad train --model controller --task center_out|postural|ddn`): its options
+// with their defaults (hidden1, hidden2 and the shared init options), and a controller built from
+// resolved options in a fresh parameter set.
+struct ControllerBuild {
+  ParamSet params;
+  ArmController controller;
+};
+const nlohmann::json& controller_defaults();
+nlohmann::json resolve_controller_options(const nlohmann::json& user);  // unknown keys are an error
+ControllerBuild make_controller(const nlohmann::json& resolved, DType dt, Rng& rng);
+constexpr const char* kControllerDescription =
+    "arm controller: 2 recurrent tanh layers (skip connections), linear torques, trained through the arm plant";
 
 }  // namespace tg::models

@@ -15,26 +15,6 @@ ArmInertia arm_inertia(const ArmParams& p) {
   return {.a1 = p.i1 + p.m1 * p.s1 * p.s1 + a3 + p.m2 * p.l1 * p.l1, .a2 = p.m2 * p.l1 * p.s2, .a3 = a3};
 }
 
-void check_arm(const ArmOptions& o) {
-  const ArmParams& p = o.arm;
-  auto positive = [](const char* name, double v) {
-    if (!(v > 0 && std::isfinite(v))) throw Error(fmt::format("arm: {} must be > 0 (got {})", name, v));
-  };
-  auto non_negative = [](const char* name, double v) {
-    if (!(v >= 0 && std::isfinite(v))) throw Error(fmt::format("arm: {} must be >= 0 (got {})", name, v));
-  };
-  auto finite = [](const char* name, double v) {
-    if (!std::isfinite(v)) throw Error(fmt::format("arm: {} must be finite (got {})", name, v));
-  };
-  positive("l1", p.l1), positive("l2", p.l2), positive("m1", p.m1), positive("m2", p.m2), positive("dt", o.dt);
-  non_negative("s1", p.s1), non_negative("s2", p.s2), non_negative("i1", p.i1), non_negative("i2", p.i2);
-  finite("b11", p.b11), finite("b12", p.b12), finite("b21", p.b21), finite("b22", p.b22);
-  non_negative("command_noise", o.command_noise), non_negative("plant_noise", o.plant_noise);
-  for (double v : o.disturbance) finite("disturbance", v);
-  for (double v : o.hand_force) finite("hand_force", v);
-  if (o.feedback_delay < 0) throw Error(fmt::format("arm: feedback_delay must be >= 0 (got {})", o.feedback_delay));
-}
-
 namespace {
 
 // Column k of x [N,K] as [N,1].

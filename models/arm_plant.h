@@ -12,41 +12,20 @@
 
 #include "core/graph.h"
 #include "core/site.h"
+#include "tasks/reaching.h"
 
 namespace tg::models {
 
-// SI units. Defaults: the human arm of Li & Todorov (ICINCO 2004), whose inertias 0.025 and
-// 0.045 kg m² are about the shoulder and elbow; here they are moved to the centres of mass
-// (parallel-axis theorem), so that M is the same matrix as theirs.
-struct ArmParams {
-  double l1 = 0.30, l2 = 0.33;  // segment lengths: upper arm, forearm to the hand
-  double m1 = 1.4, m2 = 1.0;    // segment masses
-  double s1 = 0.11, s2 = 0.16;  // joint to the segment's centre of mass
-  double i1 = 0.025 - 1.4 * 0.11 * 0.11;  // moments of inertia about the centres of mass
-  double i2 = 0.045 - 1.0 * 0.16 * 0.16;
-  double b11 = 0.05, b12 = 0.025, b21 = 0.025, b22 = 0.05;  // joint viscosity B [N m s / rad]
-};
+// The arm's parameters and options are plain numbers that the reaching tasks also read (tasks/reaching.h).
+using tasks::ArmOptions;
+using tasks::ArmParams;
+using tasks::check_arm;
 
 // The constants of M and C.
 struct ArmInertia {
   double a1, a2, a3;
 };
 ArmInertia arm_inertia(const ArmParams& p);
-
-struct ArmOptions {
-  ArmParams arm = {};
-  double dt = 0.01;          // Euler step [s]
-  bool viscosity = true;     // false drops B q̇ (the arm then conserves energy without torques)
-  double command_noise = 0;  // σ_u: the torque applied is u ⊙ (1 + σ_u ε_u)
-  double plant_noise = 0;    // σ_f: the next state gets + σ_f ε_f
-  std::array<double, 2> disturbance{0, 0};  // a constant torque at (shoulder, elbow) [N m], every step
-  std::array<double, 2> hand_force{0, 0};   // a constant force (x, y) at the hand [N], as torques Jᵀ F
-  int feedback_delay = 0;   // steps by which the controller's view lags the arm (FeedbackDelay)
-};
-
-// Throws tg::Error naming the first bad field (non-positive length, mass or Δt, negative inertia,
-// noise σ or delay, non-finite values).
-void check_arm(const ArmOptions& o);
 
 // What varies per step or per trajectory, drawn by the caller so that runs are deterministic by seed.
 // Each is optional: [N, k], or [k] for the same value in every row.

@@ -10,4 +10,5 @@ void register_krueger(std::vector<TaskInfo>& r);       // krueger.cc (004 §3.3)
 void register_ollivier(std::vector<TaskInfo>& r);      // ollivier_tasks.cc (003 §7)
 void register_text(std::vector<TaskInfo>& r);          // text.cc
 void register_image_sets(std::vector<TaskInfo>& r);    // image_sets.cc (000 §3.5)
+void register_reaching(std::vector<TaskInfo>& r);      // reaching.cc (000 §3.4)
 }  // namespace tg::tasks

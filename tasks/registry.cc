@@ -31,6 +31,7 @@ const std::vector<TaskInfo>& registry() {
     register_ollivier(r);
     register_text(r);
     register_image_sets(r);
+    register_reaching(r);
     return r;
   }();
   return all;
@@ -60,6 +61,8 @@ Measure measure(const std::string& task) {
   if (task == "anbn") return {"regret (bits per pair)", "regret"};
   if (task == "curves" || task == "fashion_mnist" || task == "images")
     return {"squared reconstruction error per image", "sq.err"};
+  if (task == "center_out" || task == "ddn") return {"final hand distance to the target (cm)", "cm"};
+  if (task == "postural") return {"mean hand distance from the posture (cm)", "cm"};
   for (const TaskInfo& t : registry())
     if (t.name == task) return {"error rate", "error"};
   return {"error measure", "error"};

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "tools/arm_plot.h"
 #include "tools/commands.h"
 #include "tools/plot.h"
 
@@ -24,9 +25,21 @@ Run add_plot(CLI::App& app) {
       ->delimiter(',')
       ->excludes(all);
   app.add_option("--metric", *y_key, "compare the runs' metric, e.g. valid_error (with several --run)");
+  auto trajectories = std::make_shared<bool>(false);
+  auto reaches = std::make_shared<int64_t>(0);
+  app.add_flag("--trajectories", *trajectories,
+               "an arm controller's hand paths on its reaching task (default PNG: RUN/trajectories.png)");
+  app.add_option("--reaches", *reaches,
+                 "with --trajectories: how many reaches to draw (default: all of a fixed task's, 32 of DDN's)")
+      ->check(CLI::Range(int64_t{1}, int64_t{10000}));
   app.add_option("--x", what->x,
                  "x axis: seconds (wall-clock time, the default), cpu_seconds, iteration, or another metric");
-  return [run_dirs, output, y_key, what] {
+  return [run_dirs, output, y_key, what, trajectories, reaches] {
+    if (*trajectories) {
+      if (run_dirs->size() != 1) throw Error("plot --trajectories draws one run: give one --run");
+      fmt::print("{}\n", plot_trajectories(run_dirs->front(), *output, *reaches));
+      return 0;
+    }
     if (run_dirs->size() == 1 && y_key->empty()) {
       fmt::print("{}\n", plot_run(run_dirs->front(), *output, *what));
       return 0;

@@ -16,6 +16,7 @@
 #include "tasks/idx.h"
 #include "tasks/task_file.h"
 #include "tasks/text.h"
+#include "tasks/reaching.h"
 #include "tools/commands.h"
 #include "tools/config_diff.h"
 #include "tools/loaded_run.h"
@@ -257,19 +258,25 @@ Run add_eval(CLI::App& app) {
       what = fmt::format("{} (fresh, seed {})", *task, *seed);
     } else {
       t = r.run.test ? r.run.test.get() : r.run.train.get();
-      what = r.run.test ? fmt::format("{} (test part)", cfg.task) : fmt::format("{} (fresh, seed {})", cfg.task, *seed);
+      what = r.run.test             ? fmt::format("{} (test part)", cfg.task)
+             : t->num_cases() > 0 ? fmt::format("{} (its fixed {})", cfg.task, t->case_noun())
+                                  : fmt::format("{} (fresh, seed {})", cfg.task, *seed);
     }
     // evaluate() draws fresh sequences from Rng(seed ^ kEvaluateSeedMix) (tools/run_setup.h): undoing the
     // mix makes eval --seed S score exactly the sequences `tasks --dump --seed S` writes, Rng(S)'s.
     EvalResult e = evaluate(*r.run.objective, r.theta, *t, *count, *seed ^ kEvaluateSeedMix);
     bool text = cfg.task == "text";
-    fmt::print("eval {} on {}: {} sequences\n", *dir, what, e.sequences);
-    fmt::print("loss {:.6f} {}\n", e.loss, text ? "nats/char" : "per target");
+    const bool reaching = dynamic_cast<const tasks::ReachTask*>(t) != nullptr;
+    fmt::print("eval {} on {}: {} {}\n", *dir, what, e.sequences, t->case_noun());
+    fmt::print("loss {:.6f} {}\n", e.loss, text ? "nats/char" : reaching ? "(the task's cost, mean per reach)" : "per target");
     const std::string interval = std::isfinite(e.interval.low)
                                      ? fmt::format("  95% interval [{:.6f}, {:.6f}]", e.interval.low, e.interval.high)
                                      : std::string("  (no interval: fewer than 1,000 sequences)");
-    fmt::print("{} {:.6f}{}  ({}; success when below {})\n", text ? "bpc" : "error_rate", e.error_rate, interval,
-               t->success_criterion(), t->success_threshold());
+    if (reaching)  // trained to a budget: no success threshold to compare with
+      fmt::print("{} {:.6f}{}\n", tasks::measure(cfg.task).name, e.error_rate, interval);
+    else
+      fmt::print("{} {:.6f}{}  ({}; success when below {})\n", text ? "bpc" : "error_rate", e.error_rate, interval,
+                 t->success_criterion(), t->success_threshold());
     if (const auto* tt = dynamic_cast<const tasks::text::TextTask*>(t)) {
       const UnknownCharacters u = unknown_characters(r.run.sequence_objective("eval"), r.theta, *tt, *count);
       if (u.unknown == 0) {

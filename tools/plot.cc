@@ -677,4 +677,10 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
   });
 }
 
+std::string render_gnuplot_png(const std::string& png, const std::string& data_text, const GnuplotScript& script_of) {
+  return render_png(png, data_text, script_of);
+}
+std::string gnuplot_quote(const std::string& s) { return gp_quote(s); }
+std::string gnuplot_terminal(int width, int height) { return fmt::format(kTerminal, width, height); }
+
 }  // namespace tg

@@ -1,5 +1,6 @@
 // Training curves: RUN/metrics.jsonl (one JSON object per logged step) drawn with gnuplot into a PNG.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,5 +47,14 @@ std::string plot_run(const std::string& run_dir, const std::string& out_png = ""
 // Throws tg::Error naming the file when a run lacks either key.
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
                          const std::string& out_png);
+
+// For other drawings made with gnuplot (tools/arm_plot.h): the script `script_of(data_path, png_path)`
+// reads `data_text` from data_path and draws png_path, both in a private temporary directory; the PNG
+// is then written to `png` atomically. gnuplot_quote makes any text a safe gnuplot string, and
+// gnuplot_terminal(w, h) the PNG terminal line (pngcairo when gnuplot has it).
+using GnuplotScript = std::function<std::string(const std::string& data_path, const std::string& png_path)>;
+std::string render_gnuplot_png(const std::string& png, const std::string& data_text, const GnuplotScript& script_of);
+std::string gnuplot_quote(const std::string& s);
+std::string gnuplot_terminal(int width, int height);
 
 }  // namespace tg

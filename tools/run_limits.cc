@@ -77,6 +77,22 @@ void check_network_memory(const RunSetup& run, const MachineLimits& m) {
                             run.cfg.batch, gb(train_bytes), per_image, gb(eval_bytes), gb(avail)));
 }
 
+// Any other objective (the arm controller's): the tape of a batch, from the tapes of 2 and 4 drawn cases.
+void check_graph_memory(const RunSetup& run, const MachineLimits& m) {
+  Rng rng(1);
+  const ParamVec theta = run.objective->params().values();
+  auto bytes = [&](int64_t n) {
+    return ad::value_bytes(run.objective->evaluate(theta, *run.train->draw(n, rng))->graph());
+  };
+  const int64_t per_case = std::max<int64_t>(1, (bytes(4) - bytes(2)) / 2);
+  const double train_bytes = 2.0 * static_cast<double>(run.cfg.batch) * static_cast<double>(per_case);
+  const double avail = static_cast<double>(m.available_bytes);
+  if (train_bytes > avail)
+    throw Error(fmt::format("train: batch={} {} need about {} for a training step's tape (an estimate: {} bytes each, "
+                            "times 2 for the derivative nodes), but {} are available (MemAvailable): lower batch",
+                            run.cfg.batch, run.train->case_noun(), gb(train_bytes), per_case, gb(avail)));
+}
+
 // The longest sequence the task draws: its option T (with the 10% of the tasks whose length varies in
 // [T, 11T/10]), or one drawn sequence's length.
 int64_t sequence_steps(const RunSetup& run) {
@@ -109,6 +125,7 @@ void check_run_limits(const RunSetup& run, bool resume, const MachineLimits& m) 
                  what.c_str());
   }
   if (run.network) return check_network_memory(run, m);
+  if (!run.sequence) return check_graph_memory(run, m);
   const tasks::Dataset& valid = run.valid ? *run.valid : *run.train;
   const int64_t T = sequence_steps(run);
   const int64_t per_step = tape_bytes_per_sequence_step(run);

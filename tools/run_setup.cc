@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "models/loss.h"
+#include "models/reaching.h"
 #include "optim/distributed.h"
 #include "riemannian/optimizer.h"
 #include "tools/optimizers.h"
@@ -107,6 +108,28 @@ void make_network(RunSetup& run, RunConfig& cfg, const models::NetworkInfo& info
   run.objective = std::move(objective);
 }
 
+// The arm controller on a reaching task: the task brings the plant and the cost (tasks/reaching.h).
+void make_controller(RunSetup& run, RunConfig& cfg) {
+  const auto* task = dynamic_cast<const tasks::ReachTask*>(run.train.get());
+  if (!task)
+    throw Error(fmt::format("model 'controller' drives the arm of a reaching task (center_out, postural, ddn), not "
+                            "task '{}'",
+                            cfg.task));
+  if (!cfg.objective_options.is_null() && !cfg.objective_options.empty())
+    throw Error(fmt::format("model 'controller': the reaching task defines the loss; objective_options {} do not apply",
+                            cfg.objective_options.dump()));
+  const int64_t reaches = task->num_cases();
+  if (reaches > 0 && (cfg.batch > reaches || cfg.curvature_batch > reaches))
+    throw Error(fmt::format("task '{}' has {} reaches: set batch (now {}) and curvature_batch (now {}) to at most {} "
+                            "(--set batch={} trains on all of them, as the thesis did)",
+                            cfg.task, reaches, cfg.batch, cfg.curvature_batch, reaches, reaches));
+  cfg.model_options = models::resolve_controller_options(cfg.model_options);
+  Rng init_rng(cfg.seed);
+  models::ControllerBuild b =
+      models::make_controller(cfg.model_options, cfg.dtype == "float64" ? DType::f64 : DType::f32, init_rng);
+  run.objective = models::reaching_objective(std::move(b.params), b.controller, task->spec().plant, task->spec().cost);
+}
+
 void make_sequence_model(RunSetup& run, RunConfig& cfg, const tasks::Signature& sig) {
   const tasks::Task* task = dynamic_cast<const tasks::Task*>(run.train.get());
   if (!task)
@@ -145,7 +168,12 @@ RunSetup make_run(RunConfig cfg) {
   RunSetup run;
   make_data(run, cfg);
   const tasks::Signature sig = run.train->signature();
-  if (const models::NetworkInfo* net = models::find_network(cfg.model)) make_network(run, cfg, *net, sig);
+  const bool reaching = dynamic_cast<const tasks::ReachTask*>(run.train.get()) != nullptr;
+  if (cfg.model == "controller") make_controller(run, cfg);
+  else if (reaching)
+    throw Error(fmt::format("task '{}' is an arm to control: train model 'controller' on it, not '{}'", cfg.task,
+                            cfg.model));
+  else if (const models::NetworkInfo* net = models::find_network(cfg.model)) make_network(run, cfg, *net, sig);
   else make_sequence_model(run, cfg, sig);
   cfg.optimizer_options = resolved_optimizer_options(cfg.optimizer, cfg.optimizer_options);
   cfg.task_options = tasks::resolve(tasks::find(cfg.task), cfg.task_options);
@@ -154,7 +182,9 @@ RunSetup make_run(RunConfig cfg) {
 }
 
 RunConfig with_current_defaults(RunConfig c) {
-  if (const models::NetworkInfo* net = models::find_network(c.model)) {
+  if (c.model == "controller") {
+    c.model_options = models::resolve_controller_options(c.model_options);
+  } else if (const models::NetworkInfo* net = models::find_network(c.model)) {
     c.model_options = models::resolve(*net, c.model_options);
     c.objective_options = models::to_json(models::network_objective_options_from_json(c.objective_options));
   } else {

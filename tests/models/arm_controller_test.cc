@@ -1,5 +1,5 @@
 // The arm controller (models/arm_controller.h) in closed loop with the plant, and the center-out task
-// (models/center_out.h): float64 gradient checks through a whole rollout at order 2, the loss against
+// (models/reaching.h): float64 gradient checks through a whole rollout at order 2, the loss against
 // values worked out by hand, the Gauss-Newton block's symmetry and sign, and short training runs by
 // L-BFGS and HF that must cut the loss by a stated factor.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 
 #include "gradcheck/control_specs.h"
 #include "models/arm_controller.h"
-#include "models/center_out.h"
+#include "models/reaching.h"
 #include "ops/ops.h"
 #include "optim/first_order.h"
 #include "optim/hf.h"

@@ -2,9 +2,10 @@
 # Kills `tapegrad train` with SIGKILL at 20+ random moments after its first checkpoint. After every
 # kill the checkpoint must load, and the run continued with --resume must end bit-identical
 # (parameters, optimizer state, metrics) to an uninterrupted run with the same seed and thread count.
-# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise|network]   (optimizer: any of train's, riemannian included)
+# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise|network|control]   (optimizer: any of train's, riemannian included)
 # With "noise", training uses dropout and weight noise, drawn from the checkpointed RNG. With "network",
-# the run is a feedforward autoencoder with dropout on images of an IDX file (the image data path).
+# the run is a feedforward autoencoder with dropout on images of an IDX file (the image data path). With
+# "control", the arm controller on DDN's fresh reaches (tasks/reaching.h).
 set -euo pipefail
 TG=$1
 OPT=${2:-adam}
@@ -35,6 +36,14 @@ PYEOF
         --set task_options.file="$work/images.idx" --set model_options.encoder=64-16-4 --set model_options.dropout=0.2
         --set batch=50 --set curvature_batch=10 --set eval_every=5 --set eval_batch=100 --set checkpoint_every=1)
   [ "$OPT" = hf ] && args+=(--set optimizer_options.max_cg=30)
+fi
+if [ "$NOISE" = control ]; then  # the arm controller on DDN's fresh reaches: disturbances and noise drawn every batch
+  STEPS=10000; [ "$OPT" = hf ] && STEPS=2500
+  args=(--model controller --task ddn --optimizer "$OPT" --seed 7 --steps $STEPS --quiet
+        --set task_options.pool=0 --set task_options.steps=12 --set task_options.held_out=40
+        --set model_options.hidden1=6 --set model_options.hidden2=6 --set batch=30 --set curvature_batch=10
+        --set eval_every=5 --set eval_batch=40 --set checkpoint_every=1)
+  [ "$OPT" = hf ] && args+=(--set optimizer_options.max_cg=20)
 fi
 [ "$NOISE" = noise ] && args+=(--set objective_options.input_dropout=0.2 --set objective_options.output_dropout=0.3
                                --set objective_options.weight_noise=0.01)

@@ -1,0 +1,87 @@
+#include "tools/arm_plot.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "core/error.h"
+#include "tasks/reaching.h"
+#include "tools/loaded_run.h"
+#include "tools/plot.h"
+
+namespace tg::cli {
+
+namespace {
+constexpr int kBlue = 0x1f5fbf, kRed = 0xd62728;
+
+// Each reach's hand path as one data block "x y colour" (cm), then one block of the targets and one of
+// the starts.
+std::string trajectory_blocks(const tasks::ReachBatch& b, const std::vector<Tensor>& states, const tasks::ArmParams& p) {
+  std::string text;
+  auto point = [&](double theta, double phi) {
+    const auto h = tasks::hand_at(p, theta, phi);
+    return std::array<double, 2>{100 * h[0], 100 * h[1]};
+  };
+  for (int64_t i = 0; i < b.count; ++i) {
+    const int64_t onset = b.onset.empty() ? -1 : b.onset[static_cast<size_t>(i)];
+    auto colour = [&](int64_t t) { return onset >= 0 && t > onset ? kRed : kBlue; };
+    const auto s = point(b.starts[static_cast<size_t>(i * 4)], b.starts[static_cast<size_t>(i * 4 + 1)]);
+    text += fmt::format("{:.5f} {:.5f} {}\n", s[0], s[1], colour(0));
+    for (size_t t = 0; t < states.size(); ++t) {
+      const auto h = point(states[t].at(i * 4), states[t].at(i * 4 + 1));
+      text += fmt::format("{:.5f} {:.5f} {}\n", h[0], h[1], colour(static_cast<int64_t>(t) + 1));
+    }
+    text += "\n\n";
+  }
+  for (const auto* v : {&b.targets, &b.starts}) {
+    for (int64_t i = 0; i < b.count; ++i) {
+      const auto h = point((*v)[static_cast<size_t>(i * 4)], (*v)[static_cast<size_t>(i * 4 + 1)]);
+      text += fmt::format("{:.5f} {:.5f}\n", h[0], h[1]);
+    }
+    text += "\n\n";
+  }
+  return text;
+}
+}  // namespace
+
+std::string plot_trajectories(const std::string& run_dir, const std::string& out_png, int64_t count) {
+  LoadedRun r = load_run(run_dir, "plot --trajectories");
+  const auto* task = dynamic_cast<const tasks::ReachTask*>(r.run.train.get());
+  if (!task)
+    throw Error(fmt::format("plot --trajectories: run {} is not an arm controller on a reaching task (model '{}', task "
+                            "'{}')",
+                            run_dir, r.run.cfg.model, r.run.cfg.task));
+  const tasks::Dataset& data = r.run.test ? *r.run.test : *r.run.train;
+  const int64_t n = std::min(count > 0 ? count : r.run.test ? 32 : data.num_cases(), data.num_cases());
+  const auto batch = data.cases(0, n);
+  const auto& reaches = tasks::data_as<tasks::ReachBatch>(*batch);
+  auto ev = r.run.objective->evaluate(r.theta, reaches);
+  const std::vector<Tensor> outputs = ev->output_values();
+  const int64_t T = task->spec().cost.steps;
+  const std::vector<Tensor> states(outputs.begin(), outputs.begin() + T);  // x_1 .. x_T, then the torques
+  const double score = data.score(reaches, outputs);
+  const std::string png = out_png.empty() ? run_dir + "/trajectories.png" : out_png;
+  const std::string title = fmt::format("{}: controller on {}, {}", run_dir, r.run.cfg.task, r.run.cfg.optimizer);
+  const std::string caption =
+      fmt::format("{} reaches of {} steps; loss {:.4g}; {} {:.3g}{}", n, T, ev->value(), tasks::measure(r.run.cfg.task).name,
+                  score, reaches.onset.empty() ? "" : "; blue: disturbance off, red: on");
+  return render_gnuplot_png(png, trajectory_blocks(reaches, states, task->spec().plant.arm),
+                            [&](const std::string& data_file, const std::string& drawn) {
+                              std::string s = "set encoding utf8\n" + gnuplot_terminal(800, 800);
+                              s += fmt::format("set output {}\n", gnuplot_quote(drawn));
+                              s += fmt::format("set title {} . \"\\n\" . {}\n", gnuplot_quote(title), gnuplot_quote(caption));
+                              s += "set size ratio -1\nset grid\nunset key\n";
+                              s += "set xlabel 'hand x (cm from the shoulder)'\nset ylabel 'hand y (cm)'\n";
+                              s += fmt::format("plot for [i=0:{}] {} index i using 1:2:3 with lines lw 1.2 lc rgb variable, ",
+                                               n - 1, gnuplot_quote(data_file));
+                              s += fmt::format("{} index {} using 1:2 with points pt 6 ps 1.6 lc rgb 'black', ",
+                                               gnuplot_quote(data_file), n);
+                              s += fmt::format("{} index {} using 1:2 with points pt 7 ps 0.8 lc rgb 'gray30'\n",
+                                               gnuplot_quote(data_file), n + 1);
+                              s += "set output\n";
+                              return s;
+                            });
+}
+
+}  // namespace tg::cli
