@@ -25,6 +25,7 @@ void check_ilqr(const IlqrOptions& o) {
   if (!(o.mu_factor > 1 && std::isfinite(o.mu_factor))) bad("mu_factor", "> 1", o.mu_factor);
   if (o.line_search_steps < 1) bad("line_search_steps", ">= 1", o.line_search_steps);
   if (!(o.accept >= 0 && o.accept < 1)) bad("accept", "in [0, 1)", o.accept);
+  if (!(o.loss_floor >= 0 && std::isfinite(o.loss_floor))) bad("loss_floor", ">= 0", o.loss_floor);
 }
 
 namespace {
@@ -232,7 +233,9 @@ std::vector<IlqrResult> solve(const ArmOptions& plant, const std::vector<double>
     std::vector<Reach*> active;
     for (Reach* R : all)
       if (!R->done) {
-        if (R->iterations >= o.max_iters)
+        if (R->cost <= o.loss_floor)
+          R->done = R->converged = true;
+        else if (R->iterations >= o.max_iters)
           R->done = true;
         else
           active.push_back(R);

@@ -30,6 +30,8 @@ struct IlqrOptions {
   double mu_factor = 10;     // μ ×= factor after a failed backward pass or line search, ÷= after a success
   int line_search_steps = 16;  // a = 1, ½, ..., 2^-(steps-1)
   double accept = 1e-4;      // accept a step when the actual decrease ≥ accept × the predicted decrease
+  double loss_floor = 1e-24;  // also stop (converged) once L ≤ loss_floor, where rounding decides the
+                              // steps: reached only when α = 0 lets the arm end exactly on the target
 };
 
 // Throws tg::Error naming the first bad field ("ilqr: tol must be > 0 (got 0)").
@@ -41,7 +43,7 @@ struct IlqrResult {
   double loss = 0;              // ½ ‖x_T - x*‖² + α/2 Σ ‖u_t‖² of that rollout
   double final_error = 0;       // its ½ ‖x_T - x*‖² part
   int iterations = 0;           // linearisations made (Jacobians taken)
-  bool converged = false;       // stopped by tol (false: max_iters or mu_max reached)
+  bool converged = false;       // stopped by tol or loss_floor (false: max_iters or mu_max reached)
 };
 
 // One reach from `start` to `target` (θ, φ, θ̇, φ̇) in `steps` steps, starting from u = 0. The plant

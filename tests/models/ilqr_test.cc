@@ -115,6 +115,24 @@ TEST(Ilqr, ConvergesOnEveryCenterOutReach) {
   EXPECT_LT(worst, 0.2 * 0.0844);  // u = 0 scores 0.0844 on average over the reaches
 }
 
+// With α = 0 nothing stops the arm from ending exactly at rest on the target (two Euler steps can
+// reach any state; forty give room to spare): iLQR drives every reach's loss to the loss floor.
+TEST(Ilqr, WithoutEnergyCostEveryReachEndsOnItsTarget) {
+  CenterOutOptions c;
+  c.alpha = 0;
+  const std::vector<IlqrResult> rs = ilqr_center_out(c);
+  double worst = 0;
+  int converged = 0, most = 0;
+  for (const IlqrResult& r : rs) {
+    worst = std::max(worst, r.loss);
+    converged += r.converged;
+    most = std::max(most, r.iterations);
+  }
+  std::printf("alpha = 0: %d of 64 converged, worst ½‖x_T - x*‖² %.2e, at most %d iterations\n", converged, worst, most);
+  EXPECT_EQ(converged, 64);
+  EXPECT_LE(worst, IlqrOptions{}.loss_floor);
+}
+
 // A batch solves each reach as if alone: its own μ, line search and stop.
 TEST(Ilqr, BatchedReachesMatchSoloOnes) {
   CenterOutOptions c;
@@ -146,6 +164,7 @@ TEST(Ilqr, BadOptionsAreNamed) {
   EXPECT_TRUE(contains(with({.mu_factor = 1}), "ilqr: mu_factor must be > 1"));
   EXPECT_TRUE(contains(with({.line_search_steps = 0}), "ilqr: line_search_steps must be >= 1"));
   EXPECT_TRUE(contains(with({.accept = 1}), "ilqr: accept must be in [0, 1)"));
+  EXPECT_TRUE(contains(with({.loss_floor = -1}), "ilqr: loss_floor must be >= 0"));
   EXPECT_TRUE(contains(error_of([&] { ilqr_reach(plant, x, y, 0, 1e-4); }), "ilqr: steps must be >= 1"));
   EXPECT_TRUE(contains(error_of([&] { ilqr_reach(plant, x, y, 5, -1); }), "ilqr: alpha must be >= 0"));
   EXPECT_TRUE(contains(error_of([&] { ilqr_reach(plant, {0, NAN, 0, 0}, y, 5, 1e-4); }), "ilqr: start must be finite"));
