@@ -23,7 +23,8 @@ namespace tg::models {
 
 struct IlqrOptions {
   int max_iters = 200;       // linearisations per reach (each ends in an accepted step or a stop)
-  double tol = 1e-10;        // stop when a step lowers L by less than tol · L, or the model predicts that
+  double tol = 1e-10;        // stop when a step lowers L by less than tol · L, or (μ at its floor) the model
+                             // predicts that
   double mu0 = 1e-6;         // initial regulariser of Q_uu
   double mu_min = 1e-9;      // μ never falls below this once raised (and rises from at least it)
   double mu_max = 1e10;      // give up (not converged) when μ would exceed it
