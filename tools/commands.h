@@ -16,4 +16,5 @@ Run add_reconstruct(CLI::App& app);
 Run add_plot(CLI::App& app);
 Run add_tasks(CLI::App& app);
 Run add_ollivier(CLI::App& app);
+Run add_ilqr(CLI::App& app);
 }  // namespace tg::cli

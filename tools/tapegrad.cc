@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
       tg::cli::add_tasks);
   reg("ollivier", "Ollivier's Riemannian training (RUOP / RBPM, QDH) of GLNN / GNN / RNN; --grid prints Table 1",
       tg::cli::add_ollivier);
+  reg("ilqr", "iLQR's open-loop torques for every center-out reach of the arm: per-reach loss, iterations, CPU time",
+      tg::cli::add_ilqr);
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;
     bool found = false;

@@ -39,6 +39,11 @@ expect eval_missing_run "no such file|cannot open"     -- eval --run nowhere
 expect unknown_subcommand "frobnicate"                 -- frobnicate
 expect ollivier_bad_method "option 'transition' must be one of" -- ollivier --transition natural --max-passes 1
 expect ollivier_bad_task "not one of Ollivier's"       -- ollivier --task addition --max-passes 1
+expect ilqr_bad_reaches "--reaches.*not in range"    -- ilqr --reaches 0 --out ilqr.json
+expect ilqr_bad_radius "ilqr: --radius must be > 0"    -- ilqr --radius -0.1 --out ilqr.json
+expect ilqr_radius_out_of_reach "ilqr: --radius 1: .*out of reach" -- ilqr --radius 1 --out ilqr.json
+expect ilqr_bad_alpha "ilqr: --alpha must be >= 0"     -- ilqr --alpha nan --out ilqr.json
+expect ilqr_unwritable_out "cannot create"             -- ilqr --reaches 2 --steps 3 --out good.txt/ilqr.json
 expect ollivier_rnn_blocks "needs a gated model"       -- ollivier --model ollivier_rnn --transition rbpm --options '{"pairs":1,"n_min":3,"n_max":4}' --max-passes 2
 
 [ "$(cat existing/keep.json)" = "{}" ] || { echo "FAIL: existing/keep.json was modified"; failures=$((failures + 1)); }
