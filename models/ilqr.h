@@ -1,7 +1,7 @@
 // Iterative LQR (Li & Todorov, ICINCO 2004) for the center-out task of Sutskever's thesis Ch. 6: the
 // open-loop torques u_0 .. u_{T-1} of each reach that minimise, under `arm_step` dynamics in float64,
 //   L = ½ ‖x_T - x*‖² + α/2 Σ_{t<T} ‖u_t‖²
-// (the per-reach loss of models/center_out.h). A gold standard for the trained controllers: what the
+// (the per-reach loss of models/reaching.h). A gold standard for the trained controllers: what the
 // best open-loop plan for each reach scores.
 //
 // Each iteration linearises the arm along the current trajectory, A_t = ∂x_{t+1}/∂x_t and
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "models/arm_plant.h"
-#include "models/center_out.h"
+#include "models/reaching.h"
 
 namespace tg::models {
 

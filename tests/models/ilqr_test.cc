@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/ad.h"
-#include "models/center_out.h"
+#include "models/reaching.h"
 #include "models/ilqr.h"
 #include "ops/ops.h"
 #include "tests/harness/error_of.h"
