@@ -120,6 +120,9 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
 
   // Line-search damping and the augmented search build their own update from the conjugate steps.
   std::unique_ptr<hf_rules::ConjugateStepSearch> search = hf_rules::make_search(cfg_, f_curv, theta.clone().fill(0), fc0);
+  // Augmented HF's basis holds the warm start too (the thesis's "augmented" Krylov subspace, whose
+  // construction it does not give): the previous solution is searched first, then each conjugate step.
+  if (search && cfg_.rule == StepRule::augmented && x0.norm() > 0) search->take(x0);
   double best_reduction = 0;
   co.on_iter = [&](int i, const ParamVec& x, const ParamVec& step, double) {
     if (search && search->take(step)) return true;
@@ -144,6 +147,7 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
   st.cg_stop = cg.stop;
   st.cg_zero_start = cg.zero_started;
   prev_ = cg.x.clone();  // the next warm start is the last iterate, not the backtracked one
+  if (search && cfg_.rule == StepRule::augmented) prev_ = search->update().clone();  // AHF: the step it took
 
   // the update and its true reduction on the curvature batch
   ParamVec delta;
@@ -162,7 +166,10 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
   st.q = g.dot(delta) + 0.5 * delta.dot(B(delta));
   st.curv_new_loss = f_new;
   st.rho = (finite(f_new) && f_new <= fc0 && st.q < 0) ? (f_new - fc0) / st.q : kNegInf;
-  lambda_ = hf_rules::levenberg_marquardt(lambda_, st.rho, cfg_);
+  // Augmented HF has no λ rule: its greedy search along each conjugate step takes the place of
+  // Tikhonov damping (digest 000 §2.4), and ρ, measured at an update that is not the model's minimiser
+  // (steps scaled up to 16×), says little about the model; λ stays at its configured small value.
+  if (cfg_.rule != StepRule::augmented) lambda_ = hf_rules::levenberg_marquardt(lambda_, st.rho, cfg_);
   st.next_lambda = lambda_;
 
   double alpha = 0, f_alpha = st.loss;

@@ -41,16 +41,47 @@ std::pair<double, double> LineSearchDamping::search(const ParamVec& x, double f_
   return {0.0, f_x};
 }
 
+namespace {
+// The vertex of the parabola through (a, fa), (b, fb), (c, fc) with a < b < c and fb below both ends:
+// the 1-D minimum's estimate from the three best points of a bracket.
+double parabola_vertex(double a, double fa, double b, double fb, double c, double fc) {
+  const double p = (b - a) * (fb - fc), q = (b - c) * (fb - fa);
+  const double den = 2 * (p - q);
+  if (!(std::abs(den) > 0)) return b;
+  return b - ((b - a) * p - (b - c) * q) / den;
+}
+}  // namespace
+
 std::pair<double, double> AugmentedGreedySearch::search(const ParamVec& x, double f_x, const ParamVec& step) {
-  double best_eps = 0, best_f = f_x;
-  for (double eps : {2.0, 1.0, 0.5, 0.25}) {
-    const double f = f_(plus(x, eps, step));
-    if (finite(f) && f < best_f) {
-      best_f = f;
-      best_eps = eps;
+  auto f_at = [&](double scale) { return f_(plus(x, scale, step)); };
+  // Bracket the minimum of f along the step: from CG's own scale 1, double while f keeps falling
+  // (at most 2^expand_limit), or halve until f falls below f(x) (at most ls_damping_tries times).
+  double lo = 0, f_lo = f_x, mid = 1, f_mid = f_at(1), hi = 0, f_hi = 0;
+  constexpr int kExpandLimit = 4;
+  if (finite(f_mid) && f_mid < f_x) {
+    hi = 2, f_hi = f_at(2);
+    for (int k = 1; k < kExpandLimit && finite(f_hi) && f_hi < f_mid; ++k) {
+      lo = mid, f_lo = f_mid, mid = hi, f_mid = f_hi;
+      hi = 2 * mid, f_hi = f_at(hi);
+    }
+    if (finite(f_hi) && f_hi < f_mid) return {hi, f_hi};  // still falling at the limit: take it
+  } else {
+    hi = mid, f_hi = f_mid;
+    for (int k = 0;; ++k) {
+      if (k >= cfg_.ls_damping_tries) return {0.0, f_x};
+      mid = hi / 2, f_mid = f_at(mid);
+      if (finite(f_mid) && f_mid < f_x) break;
+      hi = mid, f_hi = f_mid;
     }
   }
-  return {best_eps, best_f};
+  // f_mid is below both ends (an infinite or NaN end counts as high): one parabola through the bracket
+  if (!finite(f_hi)) return {mid, f_mid};
+  const double v = parabola_vertex(lo, f_lo, mid, f_mid, hi, f_hi);
+  if (v > lo && v < hi && v != mid) {
+    const double f_v = f_at(v);
+    if (finite(f_v) && f_v < f_mid) return {v, f_v};
+  }
+  return {mid, f_mid};
 }
 
 std::unique_ptr<ConjugateStepSearch> make_search(const HfConfig& cfg, TrueObjective f, ParamVec zero, double f0) {

@@ -51,7 +51,9 @@ class LineSearchDamping : public ConjugateStepSearch {
   std::pair<double, double> search(const ParamVec& x, double f_x, const ParamVec& step) override;
 };
 
-// Augmented HF's greedy search: the best of ε ∈ {2, 1, 1/2, 1/4}.
+// Augmented HF's greedy search (thesis ch. 6, digest 000 §2.4): f minimised along each conjugate step in
+// turn. The step is bracketed from CG's own scale 1 (doubled while f falls, up to 16; or halved until f
+// falls below f(x), up to ls_damping_tries times), then refined by one parabola through the bracket.
 class AugmentedGreedySearch : public ConjugateStepSearch {
  public:
   using ConjugateStepSearch::ConjugateStepSearch;
