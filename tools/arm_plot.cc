@@ -61,19 +61,37 @@ std::string plot_trajectories(const std::string& run_dir, const std::string& out
   const int64_t T = task->spec().cost.steps;
   const std::vector<Tensor> states(outputs.begin(), outputs.begin() + T);  // x_1 .. x_T, then the torques
   const double score = data.score(reaches, outputs);
+  // DDN (Fig. 6.4): the same reaches without the disturbance, drawn in grey beneath, show what it changed
+  std::string undisturbed;
+  if (!reaches.disturbance.empty()) {
+    tasks::ReachBatch calm = reaches;
+    calm.disturbance.clear();
+    calm.onset.clear();
+    const std::vector<Tensor> o = r.run.objective->evaluate(r.theta, calm)->output_values();
+    undisturbed = trajectory_blocks(calm, std::vector<Tensor>(o.begin(), o.begin() + T), task->spec().plant.arm);
+  }
   const std::string png = out_png.empty() ? run_dir + "/trajectories.png" : out_png;
   const std::string title = fmt::format("{}: controller on {}, {}", run_dir, r.run.cfg.task, r.run.cfg.optimizer);
-  const std::string caption =
-      fmt::format("{} reaches of {} steps; loss {:.4g}; {} {:.3g}{}", n, T, ev->value(), tasks::measure(r.run.cfg.task).name,
-                  score, reaches.onset.empty() ? "" : "; blue: disturbance off, red: on");
-  return render_gnuplot_png(png, trajectory_blocks(reaches, states, task->spec().plant.arm),
+  std::string caption = fmt::format("{} reaches of {} steps; loss {:.4g}; {} {:.3g}", n, T, ev->value(),
+                                    tasks::measure(r.run.cfg.task).name, score);
+  if (!reaches.onset.empty()) caption += "\nblue: disturbance off, red: on; grey: the same reaches undisturbed";
+  // data blocks: the paths (n), the targets, the starts, then the undisturbed paths (n) if any
+  return render_gnuplot_png(png, trajectory_blocks(reaches, states, task->spec().plant.arm) + undisturbed,
                             [&](const std::string& data_file, const std::string& drawn) {
                               std::string s = "set encoding utf8\n" + gnuplot_terminal(800, 800);
                               s += fmt::format("set output {}\n", gnuplot_quote(drawn));
-                              s += fmt::format("set title {} . \"\\n\" . {}\n", gnuplot_quote(title), gnuplot_quote(caption));
+                              s += "set title " + gnuplot_quote(title);
+                              size_t from = 0;  // each caption line joined by a gnuplot newline
+                              for (size_t nl; (nl = caption.find('\n', from)) != std::string::npos; from = nl + 1)
+                                s += " . \"\\n\" . " + gnuplot_quote(caption.substr(from, nl - from));
+                              s += " . \"\\n\" . " + gnuplot_quote(caption.substr(from)) + "\n";
                               s += "set size ratio -1\nset grid\nunset key\n";
                               s += "set xlabel 'hand x (cm from the shoulder)'\nset ylabel 'hand y (cm)'\n";
-                              s += fmt::format("plot for [i=0:{}] {} index i using 1:2:3 with lines lw 1.2 lc rgb variable, ",
+                              s += "plot ";
+                              if (!undisturbed.empty())
+                                s += fmt::format("for [i={}:{}] {} index i using 1:2 with lines lw 1 lc rgb 'gray70', ",
+                                                 n + 2, 2 * n + 1, gnuplot_quote(data_file));
+                              s += fmt::format("for [i=0:{}] {} index i using 1:2:3 with lines lw 1.2 lc rgb variable, ",
                                                n - 1, gnuplot_quote(data_file));
                               s += fmt::format("{} index {} using 1:2 with points pt 6 ps 1.6 lc rgb 'black', ",
                                                gnuplot_quote(data_file), n);

@@ -1,7 +1,7 @@
 // tapegrad plot --trajectories: a trained arm controller's hand paths, the way the thesis's Figs. 6.2–6.5
 // show them: every reach's hand path from its start (a dot) towards its target (a circle), in the plane
 // of the arm, in cm from the shoulder, with equal scales on both axes. On DDN the path is blue while the
-// disturbance is off and red once it acts (Fig. 6.4).
+// disturbance is off and red once it acts, over the same reach without the disturbance in grey (Fig. 6.4).
 #pragma once
 #include <cstdint>
 #include <string>

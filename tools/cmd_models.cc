@@ -1,7 +1,8 @@
-// tapegrad models: every registered model (sequence models, then feedforward networks) with its seed
+// tapegrad models: every registered model (sequence models, feedforward networks, the arm controller) with its seed
 // document(s) and a one-line description.
 #include <fmt/format.h>
 
+#include "models/arm_controller.h"
 #include "models/model.h"
 #include "models/network.h"
 #include "tools/commands.h"
@@ -14,6 +15,9 @@ Run add_models(CLI::App&) {
     for (const models::ModelInfo& m : models::registry()) fmt::print("{:<22} {:<20} {}\n", m.name, m.seed, m.description);
     fmt::print("\n{:<22} {:<20} {}\n", "network (feedforward)", "seed", "description");
     for (const models::NetworkInfo& n : models::networks()) fmt::print("{:<22} {:<20} {}\n", n.name, n.seed, n.description);
+    fmt::print("\n{:<22} {:<20} {}\n", "controller (arm)", "seed", "description");
+    fmt::print("{:<22} {:<20} {} (tasks center_out, postural, ddn)\n", "controller", "000 §1.7, §3.4",
+               models::kControllerDescription);
     return 0;
   };
 }

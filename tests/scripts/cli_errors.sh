@@ -44,6 +44,13 @@ expect ilqr_bad_radius "ilqr: --radius must be > 0"    -- ilqr --radius -0.1 --o
 expect ilqr_radius_out_of_reach "ilqr: --radius 1: .*out of reach" -- ilqr --radius 1 --out ilqr.json
 expect ilqr_bad_alpha "ilqr: --alpha must be >= 0"     -- ilqr --alpha nan --out ilqr.json
 expect ilqr_unwritable_out "cannot create"             -- ilqr --reaches 2 --steps 3 --out good.txt/ilqr.json
+expect controller_on_sequences "model 'controller' drives the arm of a reaching task" -- train --model controller --task addition --out run1
+expect sequence_model_on_arm "task 'center_out' is an arm to control: train model 'controller'" -- train --model rnn --task center_out --out run1
+expect center_out_batch "task 'center_out' has 64 reaches: set batch" -- train --model controller --task center_out --set batch=100 --out run1
+expect controller_objective_options "the reaching task defines the loss" -- train --model controller --task center_out --set batch=64 --set objective_options.mean_over=cases --out run1
+expect controller_bad_option "unknown option 'hidden'" -- train --model controller --task center_out --set batch=64 --set model_options.hidden=3 --out run1
+expect ddn_bad_part "option 'part'" -- train --model controller --task ddn --set task_options.part=dev --out run1
+expect trajectories_no_run "does not exist|no such file|cannot open" -- plot --run nowhere --trajectories
 expect ollivier_rnn_blocks "needs a gated model"       -- ollivier --model ollivier_rnn --transition rbpm --options '{"pairs":1,"n_min":3,"n_max":4}' --max-passes 2
 
 [ "$(cat existing/keep.json)" = "{}" ] || { echo "FAIL: existing/keep.json was modified"; failures=$((failures + 1)); }
