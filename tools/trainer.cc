@@ -390,6 +390,16 @@ std::optional<Stop> Trainer::stop_after(const nlohmann::json& m, int64_t done, b
   skipped_in_a_row_ = m.value("skipped", false) ? skipped_in_a_row_ + 1 : 0;
   rejected_in_a_row_ = m.contains("accepted") && !m["accepted"].get<bool>() ? rejected_in_a_row_ + 1 : 0;
   const double next_lambda = m.contains("lambda") ? optimizer_->state().scalars.value("lambda", 0.0) : 0.0;
+  // L-BFGS's line search failing again and again at a finite loss is a stall, not a divergence: no step
+  // along its direction lowers the loss any more, as far as the dtype resolves it.
+  const bool stalled = m.value("skip_reason", std::string()) == "line_search_failed" && m.contains("loss") &&
+                       m["loss"].is_number() && std::isfinite(m["loss"].get<double>());
+  if (skipped_in_a_row_ >= kMaxSkippedInARow && stalled)
+    return Stop{fmt::format("train: stalled: the line search found no lower loss in the last {} steps (loss {:.7g}, "
+                            "gradient norm {:.3g}) up to iteration {}; checkpoint saved. The run has gone as far as "
+                            "{} resolves the loss (dtype float64 resolves further)",
+                            skipped_in_a_row_, m["loss"].get<double>(), m.value("grad_norm", 0.0), at, cfg_.dtype),
+                0, true};
   if (skipped_in_a_row_ >= kMaxSkippedInARow)
     return Stop{fmt::format("train: diverged: the last {} steps were all skipped ({}) up to iteration {}; checkpoint "
                             "saved. Lower the learning rate or set optimizer_options.clip_norm",
