@@ -407,10 +407,12 @@ std::optional<Stop> Trainer::stop_after(const nlohmann::json& m, int64_t done, b
                 3, true};
   if (rejected_in_a_row_ >= kMaxSkippedInARow || !(next_lambda <= kMaxLambda))
     return Stop{fmt::format("train: Hessian-free gave up: {} step(s) in a row rejected (the last: {}), lambda now "
-                            "{:.3g} (the bound is {:.0e}) up to iteration {}; checkpoint saved. No step lowers the loss "
-                            "from here: check the initialisation (an exploding network gives non-finite gradients) "
-                            "and the data",
-                            rejected_in_a_row_, m.value("cg_stop", std::string("?")), next_lambda, kMaxLambda, at),
+                            "{:.3g} (the bound is {:.0e}) up to iteration {}, loss {:.7g}; checkpoint saved. No step "
+                            "lowers the loss from here: either the run has gone as far as {} resolves the loss "
+                            "(dtype float64 resolves further), or, if the loss is not finite or far from good, check the "
+                            "initialisation (an exploding network gives non-finite gradients) and the data",
+                            rejected_in_a_row_, m.value("cg_stop", std::string("?")), next_lambda, kMaxLambda, at,
+                            m.value("loss", std::nan("")), cfg_.dtype),
                 3, true};
   int sig = g_signal.load();
   bool out_of_time = cfg_.max_seconds > 0 && seconds_since_start_ >= cfg_.max_seconds;

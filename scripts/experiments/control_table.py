@@ -19,7 +19,8 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUNS = os.path.join(ROOT, "runs", "control")
 OUT = os.path.join(ROOT, "docs", "results")
-METHODS = {"gd": "GD", "lbfgs": "L-BFGS (L = 100)", "hf": "HF (structural damping)", "ahf": "AHF"}
+METHODS = {"gd": "GD", "lbfgs": "L-BFGS (L = 100)", "hf": "HF (structural damping)", "ahf": "AHF",
+           "ahf_fresh": "AHF, fresh reaches every iteration"}
 THESIS = {("postural", "ahf"): "2.2e-2 (75,000 evaluations)", ("postural", "lbfgs"): "2.3e-2 (15,000)",
           ("ddn", "ahf"): "9e-3 (100,000 function calls)", ("ddn", "lbfgs"): "2e-2 (25,000, then no progress)",
           ("center_out", "ahf"): "near-identical to iLQR", ("center_out", "lbfgs"): "close to iLQR, plateaus",
