@@ -397,8 +397,9 @@ std::optional<Stop> Trainer::stop_after(const nlohmann::json& m, int64_t done, b
   if (skipped_in_a_row_ >= kMaxSkippedInARow && stalled)
     return Stop{fmt::format("train: stalled: the line search found no lower loss in the last {} steps (loss {:.7g}, "
                             "gradient norm {:.3g}) up to iteration {}; checkpoint saved. The run has gone as far as "
-                            "{} resolves the loss (dtype float64 resolves further)",
-                            skipped_in_a_row_, m["loss"].get<double>(), m.value("grad_norm", 0.0), at, cfg_.dtype),
+                            "{} resolves the loss{}",
+                            skipped_in_a_row_, m["loss"].get<double>(), m.value("grad_norm", 0.0), at, cfg_.dtype,
+                            cfg_.dtype == "float64" ? "" : " (dtype float64 resolves further)"),
                 0, true};
   if (skipped_in_a_row_ >= kMaxSkippedInARow)
     return Stop{fmt::format("train: diverged: the last {} steps were all skipped ({}) up to iteration {}; checkpoint "
@@ -408,11 +409,12 @@ std::optional<Stop> Trainer::stop_after(const nlohmann::json& m, int64_t done, b
   if (rejected_in_a_row_ >= kMaxSkippedInARow || !(next_lambda <= kMaxLambda))
     return Stop{fmt::format("train: Hessian-free gave up: {} step(s) in a row rejected (the last: {}), lambda now "
                             "{:.3g} (the bound is {:.0e}) up to iteration {}, loss {:.7g}; checkpoint saved. No step "
-                            "lowers the loss from here: either the run has gone as far as {} resolves the loss "
-                            "(dtype float64 resolves further), or, if the loss is not finite or far from good, check the "
-                            "initialisation (an exploding network gives non-finite gradients) and the data",
+                            "lowers the loss from here: either the run has gone as far as {} resolves the loss{}, or, "
+                            "if the loss is not finite or far from good, check the initialisation (an exploding "
+                            "network gives non-finite gradients) and the data",
                             rejected_in_a_row_, m.value("cg_stop", std::string("?")), next_lambda, kMaxLambda, at,
-                            m.value("loss", std::nan("")), cfg_.dtype),
+                            m.value("loss", std::nan("")), cfg_.dtype,
+                            cfg_.dtype == "float64" ? "" : " (dtype float64 resolves further)"),
                 3, true};
   int sig = g_signal.load();
   bool out_of_time = cfg_.max_seconds > 0 && seconds_since_start_ >= cfg_.max_seconds;
