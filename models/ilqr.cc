@@ -321,6 +321,12 @@ IlqrResult ilqr_reach(const ArmOptions& plant, const std::array<double, 4>& star
 
 std::vector<IlqrResult> ilqr_reaches(const ArmOptions& plant, const ReachBatch& reaches, int64_t steps, double alpha,
                                      const IlqrOptions& o) {
+  // open-loop optima of center-out's final-state cost: a batch's forces, disturbances or noise would
+  // be silently left out
+  if (!reaches.hand_force.empty() || !reaches.disturbance.empty() || !reaches.command_noise.empty() ||
+      !reaches.plant_noise.empty())
+    throw Error("ilqr: the reaches carry hand forces, disturbances or noise draws, which iLQR's noiseless center-out "
+                "problem does not model");
   return solve(plant, reaches.starts, reaches.targets, steps, alpha, o);
 }
 

@@ -24,7 +24,8 @@ class ConjugateStepSearch {
  public:
   ConjugateStepSearch(const HfConfig& cfg, TrueObjective f, ParamVec zero, double f0);
   virtual ~ConjugateStepSearch() = default;
-  // Takes CG's step p_i; true when CG should stop (too many searches failed in a row... in total).
+  // Takes CG's step p_i; true when CG should stop: more than ls_damping_failures searches have failed
+  // since the last reset (a running total, not a streak).
   bool take(const ParamVec& step);
   void reset();  // back to δ = 0 (CG restarted from zero)
   const ParamVec& update() const { return x_; }

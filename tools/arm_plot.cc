@@ -54,6 +54,10 @@ std::string plot_trajectories(const std::string& run_dir, const std::string& out
                             run_dir, r.run.cfg.model, r.run.cfg.task));
   const tasks::Dataset& data = r.run.test ? *r.run.test : *r.run.train;
   const int64_t n = std::min(count > 0 ? count : r.run.test ? 32 : data.num_cases(), data.num_cases());
+  if (n < 1)
+    throw Error(fmt::format("plot --trajectories: task '{}' of run {} has no fixed reaches to draw (DDN with pool 0 "
+                            "draws them from its test part)",
+                            r.run.cfg.task, run_dir));
   const auto batch = data.cases(0, n);
   const auto& reaches = tasks::data_as<tasks::ReachBatch>(*batch);
   auto ev = r.run.objective->evaluate(r.theta, reaches);

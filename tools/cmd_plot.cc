@@ -25,6 +25,8 @@ Run add_plot(CLI::App& app) {
       ->delimiter(',')
       ->excludes(all);
   app.add_option("--metric", *y_key, "compare the runs' metric, e.g. valid_error (with several --run)");
+  auto log_y = std::make_shared<bool>(false);
+  app.add_flag("--log-y", *log_y, "with --metric: a log scale on y (by default when the values span two decades)");
   auto trajectories = std::make_shared<bool>(false);
   auto reaches = std::make_shared<int64_t>(0);
   app.add_flag("--trajectories", *trajectories,
@@ -34,7 +36,7 @@ Run add_plot(CLI::App& app) {
       ->check(CLI::Range(int64_t{1}, int64_t{10000}));
   app.add_option("--x", what->x,
                  "x axis: seconds (wall-clock time, the default), cpu_seconds, iteration, or another metric");
-  return [run_dirs, output, y_key, what, trajectories, reaches] {
+  return [run_dirs, output, y_key, what, trajectories, reaches, log_y] {
     if (*trajectories) {
       if (run_dirs->size() != 1) throw Error("plot --trajectories draws one run: give one --run");
       fmt::print("{}\n", plot_trajectories(run_dirs->front(), *output, *reaches));
@@ -46,7 +48,7 @@ Run add_plot(CLI::App& app) {
     }
     if (y_key->empty()) throw Error("plot: several --run need --metric (e.g. --metric valid_error)");
     if (what->all || !what->metrics.empty()) throw Error("plot: --all and --metrics draw one run; compare runs with --metric");
-    fmt::print("{}\n", plot_compare(*run_dirs, *y_key, what->x, *output));
+    fmt::print("{}\n", plot_compare(*run_dirs, *y_key, what->x, *output, *log_y));
     return 0;
   };
 }

@@ -614,7 +614,7 @@ std::string plot_run(const std::string& run_dir, const std::string& out_png, con
 }
 
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
-                         const std::string& out_png) {
+                         const std::string& out_png, bool log_y) {
   if (run_dirs.empty()) throw Error("plot: no runs to compare");
   if (out_png.empty()) throw Error("plot: comparing runs needs an output file (-o FILE.png)");
   std::vector<Line> lines;  // one per run
@@ -664,7 +664,7 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
     s += fmt::format("set output {}\n", gp_quote(drawn));
     s += fmt::format("set grid\nset key top right opaque\nset title {}\nset xlabel {}\nset ylabel {}\n", gp_quote(plan.title),
                      gp_quote(plan.xlabel), gp_quote(ylabel));
-    if (log_scale(plan.panels[0])) s += "set logscale y\n";
+    if (log_y || log_scale(plan.panels[0])) s += "set logscale y\n";
     s += "plot ";
     const auto& ls = plan.panels[0].lines;
     for (size_t r = 0; r < ls.size(); ++r) {

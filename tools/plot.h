@@ -45,8 +45,9 @@ std::string plot_run(const std::string& run_dir, const std::string& out_png = ""
 // One panel comparing runs: y_key (e.g. "valid_error", labelled by the runs' task measure) against x_key
 // (as PlotSelection::x; empty: wall-clock time), one line per run named by its directory.
 // Throws tg::Error naming the file when a run lacks either key.
+// `log_y` forces a log scale on y (else it is chosen as for plot_run: positive values spanning two decades).
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
-                         const std::string& out_png);
+                         const std::string& out_png, bool log_y = false);
 
 // For other drawings made with gnuplot (tools/arm_plot.h): the script `script_of(data_path, png_path)`
 // reads `data_text` from data_path and draws png_path, both in a private temporary directory; the PNG

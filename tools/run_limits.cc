@@ -77,14 +77,18 @@ void check_network_memory(const RunSetup& run, const MachineLimits& m) {
                             run.cfg.batch, gb(train_bytes), per_image, gb(eval_bytes), gb(avail)));
 }
 
-// Any other objective (the arm controller's): the tape of a batch, from the tapes of 2 and 4 drawn cases.
+// Any other objective (the arm controller's): the tape of a batch, from the tapes of 2 and 4 drawn cases
+// (of 1 and all of them when fixed data has fewer than 4).
 void check_graph_memory(const RunSetup& run, const MachineLimits& m) {
   Rng rng(1);
   const ParamVec theta = run.objective->params().values();
   auto bytes = [&](int64_t n) {
     return ad::value_bytes(run.objective->evaluate(theta, *run.train->draw(n, rng))->graph());
   };
-  const int64_t per_case = std::max<int64_t>(1, (bytes(4) - bytes(2)) / 2);
+  const int64_t cases = run.train->num_cases();
+  const int64_t most = cases > 0 ? std::min<int64_t>(4, cases) : 4, least = most == 4 ? 2 : 1;
+  const int64_t per_case =
+      std::max<int64_t>(1, most > least ? (bytes(most) - bytes(least)) / (most - least) : bytes(most));
   const double train_bytes = 2.0 * static_cast<double>(run.cfg.batch) * static_cast<double>(per_case);
   const double avail = static_cast<double>(m.available_bytes);
   if (train_bytes > avail)

@@ -390,6 +390,17 @@ std::optional<Stop> Trainer::stop_after(const nlohmann::json& m, int64_t done, b
   skipped_in_a_row_ = m.value("skipped", false) ? skipped_in_a_row_ + 1 : 0;
   rejected_in_a_row_ = m.contains("accepted") && !m["accepted"].get<bool>() ? rejected_in_a_row_ + 1 : 0;
   const double next_lambda = m.contains("lambda") ? optimizer_->state().scalars.value("lambda", 0.0) : 0.0;
+  // L-BFGS's line search failing again and again at a finite loss is a stall, not a divergence: no step
+  // along its direction lowers the loss any more, as far as the dtype resolves it.
+  const bool stalled = m.value("skip_reason", std::string()) == "line_search_failed" && m.contains("loss") &&
+                       m["loss"].is_number() && std::isfinite(m["loss"].get<double>());
+  if (skipped_in_a_row_ >= kMaxSkippedInARow && stalled)
+    return Stop{fmt::format("train: stalled: the line search found no lower loss in the last {} steps (loss {:.7g}, "
+                            "gradient norm {:.3g}) up to iteration {}; checkpoint saved. The run has gone as far as "
+                            "{} resolves the loss{}",
+                            skipped_in_a_row_, m["loss"].get<double>(), m.value("grad_norm", 0.0), at, cfg_.dtype,
+                            cfg_.dtype == "float64" ? "" : " (dtype float64 resolves further)"),
+                0, true};
   if (skipped_in_a_row_ >= kMaxSkippedInARow)
     return Stop{fmt::format("train: diverged: the last {} steps were all skipped ({}) up to iteration {}; checkpoint "
                             "saved. Lower the learning rate or set optimizer_options.clip_norm",
@@ -397,10 +408,13 @@ std::optional<Stop> Trainer::stop_after(const nlohmann::json& m, int64_t done, b
                 3, true};
   if (rejected_in_a_row_ >= kMaxSkippedInARow || !(next_lambda <= kMaxLambda))
     return Stop{fmt::format("train: Hessian-free gave up: {} step(s) in a row rejected (the last: {}), lambda now "
-                            "{:.3g} (the bound is {:.0e}) up to iteration {}; checkpoint saved. No step lowers the loss "
-                            "from here: check the initialisation (an exploding network gives non-finite gradients) "
-                            "and the data",
-                            rejected_in_a_row_, m.value("cg_stop", std::string("?")), next_lambda, kMaxLambda, at),
+                            "{:.3g} (the bound is {:.0e}) up to iteration {}, loss {:.7g}; checkpoint saved. No step "
+                            "lowers the loss from here: either the run has gone as far as {} resolves the loss{}, or, "
+                            "if the loss is not finite or far from good, check the initialisation (an exploding "
+                            "network gives non-finite gradients) and the data",
+                            rejected_in_a_row_, m.value("cg_stop", std::string("?")), next_lambda, kMaxLambda, at,
+                            m.value("loss", std::nan("")), cfg_.dtype,
+                            cfg_.dtype == "float64" ? "" : " (dtype float64 resolves further)"),
                 3, true};
   int sig = g_signal.load();
   bool out_of_time = cfg_.max_seconds > 0 && seconds_since_start_ >= cfg_.max_seconds;

@@ -4,7 +4,7 @@
 #   center_out  gradient descent, L-BFGS (L = 100), HF with structural damping, augmented HF; iLQR per reach
 #   postural    augmented HF, L-BFGS
 #   ddn         augmented HF, L-BFGS (the training pool of 400 reaches for both, as the thesis; held-out
-#               reaches for the test figure)
+#               reaches for the test figure); AHF on 400 fresh reaches every iteration (ahf_fresh)
 # every run with the same CPU budget (BUDGET CPU seconds, default 900), seed 1, float32. One run per task
 # and method under runs/control/<task>_<method>; resumable: finished runs are skipped, an interrupted one
 # continues from its checkpoint. The table and the figures:
@@ -22,7 +22,7 @@ for task in $TASKS; do
   case $task in
     center_out) batch=64; default_methods="gd lbfgs hf ahf" ;;
     postural) batch=72; default_methods="ahf lbfgs" ;;
-    ddn) batch=400; default_methods="ahf lbfgs" ;;
+    ddn) batch=400; default_methods="ahf lbfgs ahf_fresh" ;;
     *) echo "control.sh: unknown task '$task' (center_out postural ddn)" >&2; exit 2 ;;
   esac
   for method in ${METHODS:-$default_methods}; do
@@ -39,7 +39,10 @@ for task in $TASKS; do
       # AHF: the true objective minimised along each conjugate step; lambda fixed small, no lambda rule
       ahf) args+=(--optimizer hf --set optimizer_options.rule=augmented --set optimizer_options.lambda=0.001
                   --set optimizer_options.max_cg=100) ;;
-      *) echo "control.sh: unknown method '$method' (gd lbfgs hf ahf)" >&2; exit 2 ;;
+      # DDN: AHF on 400 fresh reaches every iteration instead of the fixed pool (which it overfits)
+      ahf_fresh) args+=(--optimizer hf --set optimizer_options.rule=augmented --set optimizer_options.lambda=0.001
+                        --set optimizer_options.max_cg=100 --set task_options.pool=0) ;;
+      *) echo "control.sh: unknown method '$method' (gd lbfgs hf ahf ahf_fresh)" >&2; exit 2 ;;
     esac
     [ -f "$out/checkpoint.npz" ] && args+=(--resume)
     echo "$(date +%T) $out" >&2

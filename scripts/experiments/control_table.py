@@ -19,7 +19,8 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUNS = os.path.join(ROOT, "runs", "control")
 OUT = os.path.join(ROOT, "docs", "results")
-METHODS = {"gd": "GD", "lbfgs": "L-BFGS (L = 100)", "hf": "HF (structural damping)", "ahf": "AHF"}
+METHODS = {"gd": "GD", "lbfgs": "L-BFGS (L = 100)", "hf": "HF (structural damping)", "ahf": "AHF",
+           "ahf_fresh": "AHF, fresh reaches every iteration"}
 THESIS = {("postural", "ahf"): "2.2e-2 (75,000 evaluations)", ("postural", "lbfgs"): "2.3e-2 (15,000)",
           ("ddn", "ahf"): "9e-3 (100,000 function calls)", ("ddn", "lbfgs"): "2e-2 (25,000, then no progress)",
           ("center_out", "ahf"): "near-identical to iLQR", ("center_out", "lbfgs"): "close to iLQR, plateaus",
@@ -54,15 +55,15 @@ def main():
         if not runs:
             continue
         print(f"\n### {task}\n")
-        test_col = " test cost [cm] |" if task == "ddn" else ""
+        test_col = " test cost (hand distance) |" if task == "ddn" else ""
         print(f"| method | cost per reach | hand distance (cm) |{test_col} CPU s | iterations | passes over the batch | finished | thesis |")
         print("|---|---|---|" + ("---|" if task == "ddn" else "") + "---|---|---|---|---|")
         for method, run in runs:
             m = last_metrics(run)
             if task == "ddn":  # the last logged cost on the training pool, then the held-out test part
-                loss, cm = m.get("new_loss", m.get("loss")), "(pool: not scored)"
+                loss, cm = m.get("new_loss", m.get("loss")), "not scored"
                 test_loss, test_cm = evaluate(tg, run)
-                test = f" {test_loss:.4g} [{test_cm}] |"
+                test = f" {test_loss:.4g} ({test_cm} cm) |"
             else:
                 loss, cm = evaluate(tg, run)
                 test = ""
@@ -74,8 +75,8 @@ def main():
             s = ilqr["summary"] if "summary" in ilqr else ilqr
             print(f"| iLQR, per reach (open-loop optimum) | {s.get('mean_loss', float('nan')):.4g} "
                   f"(worst {s.get('worst_loss', float('nan')):.4g}) | | | | | | the gold standard |")
-        subprocess.run([tg, "plot", *sum((["--run", r] for _, r in runs), []), "--metric", "valid_loss", "--x",
-                        "cpu_seconds", "-o", os.path.join(OUT, f"control_{task}_curves.png")], check=True,
+        subprocess.run([tg, "plot", *sum((["--run", r] for _, r in runs), []), "--metric", "valid_loss", "--log-y",
+                        "--x", "cpu_seconds", "-o", os.path.join(OUT, f"control_{task}_curves.png")], check=True,
                        capture_output=True)
         for method, run in runs:
             subprocess.run([tg, "plot", "--run", run, "--trajectories", "-o",

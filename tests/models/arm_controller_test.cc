@@ -42,9 +42,10 @@ struct Tiny {
 // The rows of gradcheck/control_specs (also run by `tapegrad gradcheck --models`): the loss of a 3-step
 // rollout of a 3+3 (3+4) unit controller for 2 reaches as a function of every parameter, the start
 // and the target, plain and with feedback delay 1, command noise, plant noise and a per-reach
-// disturbance (draws fixed as data); also the final state and two torques as outputs.
+// disturbance (draws fixed as data), and the postural cost (every step) of a 4-step rollout with
+// delay 2 and per-reach hand forces; also the final state and two torques as outputs.
 TEST(ArmController, ClosedLoopRolloutPassesTheGradientCheckAtOrderTwo) {
-  ASSERT_EQ(check::control_specs().size(), 2u);
+  ASSERT_EQ(check::control_specs().size(), 3u);
   for (const check::ControlSpec& spec : check::control_specs()) {
     const check::Report rep = check::check_control(spec);
     std::printf("%s: worst %.1e (fd %.1e dot %.1e fd2 %.1e dot2 %.1e)\n", spec.name.c_str(), rep.worst, rep.fd1,
