@@ -1,6 +1,7 @@
 #include "gradcheck/op_specs.h"
 
 #include "ops/ops.h"
+#include "ops/sample.h"
 
 namespace tg::check {
 
@@ -30,6 +31,13 @@ const std::vector<OpSpec>& op_specs() {
       {"scale", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::scale(x[0], -2.5)}; }},
       {"add_scalar", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::add_scalar(x[0], 0.7) * x[0]}; }},
       {"greater", {{3, 4}, {4}}, -1, 1, [](Graph&, In x) { return V{ops::greater(x[0], x[1]) * x[0]}; }},
+      // sampling: zero derivative, so only x[0]'s own factor carries a gradient
+      {"bernoulli", {{3, 4}}, -1, 1, [](Graph& g, In x) {
+         return V{ops::bernoulli(ops::logistic(x[0]), data(g, {3, 4}, 0, 1, 17)) * x[0]};
+       }},
+      {"gaussian", {{3, 4}}, -1, 1, [](Graph& g, In x) {
+         return V{ops::gaussian(x[0], data(g, {3, 4}, -1, 1, 18), 0.5) * 2.0 + x[0]};
+       }, false},
       // elementwise
       {"exp", {{3, 4}}, -2, 2, [](Graph&, In x) { return V{ops::exp(x[0])}; }},
       {"log", {{3, 4}}, 0.5, 3, [](Graph&, In x) { return V{ops::log(x[0])}; }},

@@ -2,6 +2,9 @@
 #include "ops/families.h"
 
 #include "ops/kernels.h"
+#include "ops/sample.h"
+
+#include <random>
 
 namespace tg::ops {
 using namespace detail;
@@ -142,6 +145,44 @@ const Primitive greater_p{
     [](const EvalArgs& a) { return binary(a, [](auto x, auto y) { return decltype(x)(x > y ? 1 : 0); }); },
     nullptr, nullptr, false};
 
+// Sampling ops. Their randomness is an explicit tensor input (uniform or standard-normal draws the
+// caller takes from a tg::Rng) rather than a seed attribute: the tape may evaluate a node more than
+// once (rematerialisation, linearisation, curvature passes re-running the primal) and must get the
+// same value each time, and a draw held as data makes every evaluation, and every test, deterministic
+// by the caller's seed. Samples have NO derivative (stop-gradient semantics): the engine's convention
+// for non-differentiable ops is jvp = vjp = nullptr with differentiable = false (as for greater, step,
+// stop_gradient), so JVPs and VJPs through them are symbolic zeros.
+
+// y = 1[u < p]: Bernoulli(p) given u ~ U[0,1); p and u of one shape; zero derivative
+const Primitive bernoulli_p{
+    "bernoulli", 2,
+    [](std::span<const Shape> s, const Attrs&) {
+      if (s[0] != s[1]) fail("probabilities and uniform draws differ in shape");
+      return s[0];
+    },
+    [](const EvalArgs& a) { return binary(a, [](auto p, auto u) { return decltype(p)(u < p ? 1 : 0); }); },
+    nullptr, nullptr, false};
+
+// y = mu + sigma * eps given eps ~ N(0,1) (sigma = attrs.scalar); mu and eps of one shape; zero derivative
+const Primitive gaussian_p{
+    "gaussian", 2,
+    [](std::span<const Shape> s, const Attrs&) {
+      if (s[0] != s[1]) fail("means and normal draws differ in shape");
+      return s[0];
+    },
+    [](const EvalArgs& a) {
+      Tensor y = Tensor::empty(a.shape, a.dtype);
+      TG_DISPATCH(a.dtype, T, {
+        const T sg = static_cast<T>(a.attrs.scalar);
+        const T* m = a.in[0]->data<T>();
+        const T* e = a.in[1]->data<T>();
+        T* o = y.data<T>();
+        for (int64_t i = 0, n = y.size(); i < n; ++i) o[i] = m[i] + sg * e[i];
+      });
+      return y;
+    },
+    nullptr, nullptr, false};
+
 Var add(Var a, Var b, Site site) {
   if (a.empty()) return b;
   if (b.empty()) return a;
@@ -177,9 +218,40 @@ Var add_scalar(Var x, double c, Site site) {
   return make(add_scalar_p, {x}, at, site);
 }
 Var greater(Var a, Var b, Site site) { return make(greater_p, {a, b}, {}, site); }
+Var bernoulli(Var p, Var u, Site site) { return make(bernoulli_p, {p, u}, {}, site); }
+Var gaussian(Var mu, Var eps, double sigma, Site site) {
+  Attrs at;
+  at.scalar = sigma;
+  return make(gaussian_p, {mu, eps}, at, site);
+}
+Tensor uniform_draws(const Shape& s, DType dt, Rng& rng) {
+  Tensor t = Tensor::empty(s, dt);
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  TG_DISPATCH(dt, T, {
+    T* o = t.data<T>();
+    for (int64_t i = 0, n = t.size(); i < n; ++i) o[i] = static_cast<T>(U(rng));
+  });
+  return t;
+}
+Tensor normal_draws(const Shape& s, DType dt, Rng& rng) {
+  Tensor t = Tensor::empty(s, dt);
+  std::normal_distribution<double> N(0.0, 1.0);
+  TG_DISPATCH(dt, T, {
+    T* o = t.data<T>();
+    for (int64_t i = 0, n = t.size(); i < n; ++i) o[i] = static_cast<T>(N(rng));
+  });
+  return t;
+}
+Var sample_bernoulli(Var p, Rng& rng, Site site) {
+  return bernoulli(p, p.graph()->input(uniform_draws(p.shape(), p.dtype(), rng), site), site);
+}
+Var sample_gaussian(Var mu, Rng& rng, double sigma, Site site) {
+  return gaussian(mu, mu.graph()->input(normal_draws(mu.shape(), mu.dtype(), rng), site), sigma, site);
+}
 
 void register_arith(std::vector<const Primitive*>& r) {
-  for (const Primitive* p : {&add_p, &sub_p, &mul_p, &div_p, &neg_p, &scale_p, &add_scalar_p, &greater_p})
+  for (const Primitive* p : {&add_p, &sub_p, &mul_p, &div_p, &neg_p, &scale_p, &add_scalar_p, &greater_p,
+                             &bernoulli_p, &gaussian_p})
     r.push_back(p);
 }
 

@@ -31,6 +31,7 @@ class DistributedObjective : public Objective {
   double weight(const Data& b) const override { return inner_.weight(b); }
   // Every rank draws the same global batch and the same noise from the same RNG state; slices share it.
   void draw_noise(Data& b, Rng& rng) override { inner_.draw_noise(b, rng); }
+  void at_iteration(int64_t it) override { inner_.at_iteration(it); }
 
   // This rank's sequences [first, first + count) of a batch of n.
   static std::pair<int64_t, int64_t> shard(int64_t n, int rank, int size);

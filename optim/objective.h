@@ -75,6 +75,9 @@ class Objective {
   // Attaches this training iteration's noise (dropout masks, weight noise) to a freshly drawn batch,
   // drawing from `rng`; the noise then travels with the batch and its slices. No-op by default.
   virtual void draw_noise(Data&, Rng&) {}
+  // The trainer's iteration (0-based), told before each step: for objectives with a schedule of their
+  // own (the temporal RBMs' CD-k). No-op by default.
+  virtual void at_iteration(int64_t) {}
 };
 
 namespace detail {

@@ -68,6 +68,17 @@ Schedule Schedule::final_phase(Schedule base, int64_t from, double scale, std::o
   return s;
 }
 
+Schedule Schedule::linear(double from, double to, int64_t steps) {
+  check_finite(from, "linear 'from'");
+  check_finite(to, "linear 'to'");
+  if (steps < 1) throw Error(fmt::format("schedule: linear 'steps' must be >= 1, not {}", steps));
+  Schedule s(to);
+  s.kind_ = Kind::linear;
+  s.start_ = from;
+  s.from_ = steps;
+  return s;
+}
+
 double Schedule::at(int64_t t) const {
   if (t < 0) throw Error(fmt::format("schedule: iteration {} is negative", t));
   switch (kind_) {
@@ -85,6 +96,9 @@ double Schedule::at(int64_t t) const {
     case Kind::final_phase:
       if (t < from_) return base_->at(t);
       return fixed_ ? value_ : base_->at(t) * scale_;
+    case Kind::linear:
+      if (t >= from_) return value_;
+      return start_ + (value_ - start_) * static_cast<double>(t) / static_cast<double>(from_);
   }
   return value_;
 }
@@ -106,6 +120,8 @@ nlohmann::json Schedule::to_json() const {
       else j["scale"] = scale_;
       return j;
     }
+    case Kind::linear:
+      return {{"kind", "linear"}, {"from", start_}, {"to", value_}, {"steps", from_}};
   }
   return value_;
 }
@@ -134,6 +150,11 @@ Schedule Schedule::from_json(const nlohmann::json& j) {
       check_keys(j, kind, {"mu_max", "period"});
       return icml2013(j.value("mu_max", 0.99), j.value("period", int64_t{250}));
     }
+    if (kind == "linear") {
+      check_keys(j, kind, {"from", "to", "steps"});
+      return linear(required(j, "from", kind).get<double>(), j.value("to", 0.0),
+                    required(j, "steps", kind).get<int64_t>());
+    }
     if (kind == "final_phase") {
       check_keys(j, kind, {"base", "from", "scale", "value"});
       if (j.contains("scale") == j.contains("value"))
@@ -152,7 +173,7 @@ Schedule Schedule::from_json(const nlohmann::json& j) {
       if (!p.lr) throw Error(fmt::format("schedule: preset '{}' has no learning-rate schedule", p.name));
       return *p.lr;
     }
-    throw Error(fmt::format("schedule: unknown kind '{}' (known: constant, piecewise, icml2013, final_phase, preset)", kind));
+    throw Error(fmt::format("schedule: unknown kind '{}' (known: constant, piecewise, icml2013, final_phase, linear, preset)", kind));
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("schedule: bad value in {}: {}", j.dump(), e.what()));
   }

@@ -11,6 +11,8 @@
 //        Sutskever et al. 2013: μ_t = min(1 - 2^(-1-log2(⌊t/period⌋+1)), μ_max) = min(1 - 1/(2k), μ_max)
 //   {"kind": "final_phase", "base": <schedule>, "from": 540000, "scale": 0.1}   (or "value": 0.99)
 //        the base schedule until `from`, then base × scale (or a fixed value): thesis ch. 7's last 10%
+//   {"kind": "linear", "from": 0.01, "to": 0, "steps": 100000}
+//        from `from` at t = 0 straight to `to` at t = steps, then `to` (the thesis's Ch. 3 decay)
 //   {"kind": "preset", "name": "sutskever_add", "of": "lr"}   (or "of": "momentum")
 #pragma once
 #include <cstdint>
@@ -35,6 +37,7 @@ class Schedule {
   static Schedule icml2013(double mu_max, int64_t period = 250);
   // From iteration `from` on: base × scale, or `value` when given.
   static Schedule final_phase(Schedule base, int64_t from, double scale, std::optional<double> value = {});
+  static Schedule linear(double from, double to, int64_t steps);
   static Schedule from_json(const nlohmann::json& j);  // throws tg::Error naming the bad key / value
 
   double at(int64_t t) const;
@@ -42,12 +45,13 @@ class Schedule {
   bool is_constant_zero() const { return kind_ == Kind::constant && value_ == 0; }
 
  private:
-  enum class Kind { constant, piecewise, icml2013, final_phase };
+  enum class Kind { constant, piecewise, icml2013, final_phase, linear };
   Kind kind_ = Kind::constant;
   double value_ = 0;  // constant; piecewise's `then`; icml2013's μ_max; final_phase's fixed value
   std::vector<Piece> pieces_;
   int64_t period_ = 0;   // icml2013
-  int64_t from_ = 0;     // final_phase
+  int64_t from_ = 0;     // final_phase; linear: its steps
+  double start_ = 0;     // linear: the value at t = 0 (value_ is the end)
   double scale_ = 1;     // final_phase
   bool fixed_ = false;   // final_phase uses value_ rather than base × scale_
   std::shared_ptr<const Schedule> base_;

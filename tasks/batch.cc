@@ -51,6 +51,7 @@ Batch slice(const Batch& b, int64_t first, int64_t count) {
   for (const auto& k : b.inputs.input_keep) h.inputs.input_keep.push_back(rows(k));
   for (const auto& k : b.inputs.readout_keep) h.inputs.readout_keep.push_back(rows(k));
   h.weight_noise = b.weight_noise;
+  h.sample_seed = b.sample_seed;
   for (const auto& s : b.targets.symbols) h.targets.symbols.push_back(idx(s));
   for (const auto& d : b.targets.dense) h.targets.dense.push_back(rows(d));
   for (const auto& m : b.targets.mask) h.targets.mask.push_back(rows(m));
@@ -79,7 +80,8 @@ bool Batch::same_as(const Data& other) const {
   return a.inputs.T == b.inputs.T && a.inputs.B == b.inputs.B && a.inputs.symbols == b.inputs.symbols &&
          same_tensors(a.inputs.dense, b.inputs.dense) && same_tensors(a.inputs.mask, b.inputs.mask) &&
          a.targets.symbols == b.targets.symbols && same_tensors(a.targets.dense, b.targets.dense) &&
-         same_tensors(a.targets.mask, b.targets.mask) && a.true_bits == b.true_bits;
+         same_tensors(a.targets.mask, b.targets.mask) && a.true_bits == b.true_bits &&
+         a.sample_seed == b.sample_seed;
 }
 
 std::string Batch::describe() const { return fmt::format("a batch of {} sequences of {} steps", inputs.B, inputs.T); }

@@ -64,6 +64,9 @@ struct Batch : Data {
   // Training-time additive weight noise for this batch (drawn with its dropout masks by the
   // objective; shared by every slice, so one HF iteration sees one noise sample). Null: none.
   std::shared_ptr<const ParamVec> weight_noise;
+  // The seed of a model's own sampling on this training batch (the Boltzmann machines' Gibbs chains),
+  // drawn by the objective's draw_noise; 0 on batches drawn for evaluation.
+  uint64_t sample_seed = 0;
   int64_t steps() const { return inputs.T; }
   int64_t size() const override { return inputs.B; }
   std::unique_ptr<Data> slice(int64_t first, int64_t count) const override;

@@ -11,4 +11,5 @@ void register_ollivier(std::vector<TaskInfo>& r);      // ollivier_tasks.cc (003
 void register_text(std::vector<TaskInfo>& r);          // text.cc
 void register_image_sets(std::vector<TaskInfo>& r);    // image_sets.cc (000 §3.5)
 void register_reaching(std::vector<TaskInfo>& r);      // reaching.cc (000 §3.4)
+void register_video(std::vector<TaskInfo>& r);         // video.cc (000 §3.2, §3.6)
 }  // namespace tg::tasks

@@ -32,6 +32,7 @@ const std::vector<TaskInfo>& registry() {
     register_text(r);
     register_image_sets(r);
     register_reaching(r);
+    register_video(r);
     return r;
   }();
   return all;
@@ -63,6 +64,8 @@ Measure measure(const std::string& task) {
     return {"squared reconstruction error per image", "sq.err"};
   if (task == "center_out" || task == "ddn") return {"final hand distance to the target (cm)", "cm"};
   if (task == "postural") return {"mean hand distance from the posture (cm)", "cm"};
+  if (task == "bouncing_balls") return {"squared error per pixel per predicted frame", "MSE"};
+  if (task == "bouncing_balls_kl") return {"KL divergence per sequence", "KL"};
   for (const TaskInfo& t : registry())
     if (t.name == task) return {"error rate", "error"};
   return {"error measure", "error"};

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gradcheck/control_specs.h"
+#include "gradcheck/rbm_specs.h"
 #include "gradcheck/model_specs.h"
 #include "gradcheck/network_specs.h"
 #include "gradcheck/op_specs.h"
@@ -51,6 +52,26 @@ int check_models(const std::string& only, int order) {
     ++n;
     failed += !r.ok;
     print_row(spec.name, r);
+  }
+  // the RBM's sampling-free parts (issue 20: free energies, conditionals, exact log-likelihood)
+  for (const check::RbmSpec& spec : check::rbm_specs()) {
+    if (!only.empty() && only != "rbm" && spec.name != only) continue;
+    check::Options opt;
+    opt.order = order;
+    const check::Report r = check::check_rbm(spec, opt);
+    ++n;
+    failed += !r.ok;
+    print_row(spec.name, r);
+  }
+  for (const check::TemporalRbmSpec& spec : check::temporal_rbm_specs()) {
+    const std::string family = spec.recurrent ? "rtrbm" : "trbm";
+    if (!only.empty() && only != "rbm" && only != family && spec.name != only) continue;
+    check::Options opt;
+    opt.order = order;
+    const check::Report r = check::check_temporal_rbm(spec, opt);
+    ++n;
+    failed += !r.ok;
+    print_row(spec.name + (spec.recurrent && !spec.thesis_bptt ? "" : " (dot tests)"), r);
   }
   if (n == 0) {
     fmt::print(stderr, "tapegrad gradcheck: no model spec named '{}'\n", only);

@@ -1,4 +1,5 @@
-// tapegrad models: every registered model (sequence models, feedforward networks, the arm controller) with its seed
+// tapegrad models: every registered model (sequence models, feedforward networks, the arm controller, the temporal
+// Boltzmann machines) with its seed
 // document(s) and a one-line description.
 #include <fmt/format.h>
 
@@ -18,6 +19,13 @@ Run add_models(CLI::App&) {
     fmt::print("\n{:<22} {:<20} {}\n", "controller (arm)", "seed", "description");
     fmt::print("{:<22} {:<20} {} (tasks center_out, postural, ddn)\n", "controller", "000 §1.7, §3.4",
                models::kControllerDescription);
+    fmt::print("\n{:<22} {:<20} {}\n", "boltzmann (video)", "seed", "description");
+    fmt::print("{:<22} {:<20} {}\n", "rtrbm", "000 §1.5, §2.6",
+               "recurrent temporal RBM: an RNN r_t sets each frame's hidden bias; CD at every frame, BPTT through r");
+    fmt::print("{:<22} {:<20} {}\n", "trbm", "000 §1.4, §2.6",
+               "temporal RBM with m delay taps (links hh, vh, vv), mean-field filtering, CD at every frame");
+    fmt::print("{:<22} {:<20} {}\n", "", "", "(tasks bouncing_balls, bouncing_balls_kl; optimizers sgd, momentum, nag, "
+               "rmsprop, adam)");
     return 0;
   };
 }

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "models/temporal_rbm_objective.h"
 #include "core/input_file.h"
 #include "core/json.h"
 #include "ops/blas.h"
@@ -268,12 +269,19 @@ Run add_eval(CLI::App& app) {
     bool text = cfg.task == "text";
     const bool reaching = dynamic_cast<const tasks::ReachTask*>(t) != nullptr;
     fmt::print("eval {} on {}: {} {}\n", *dir, what, e.sequences, t->case_noun());
-    fmt::print("loss {:.6f} {}\n", e.loss, text ? "nats/char" : reaching ? "(the task's cost, mean per reach)" : "per target");
+    const bool contrastive = dynamic_cast<const models::TemporalRbmObjective*>(r.run.objective.get()) != nullptr;
+    fmt::print("loss {:.6f} {}\n", e.loss,
+               text          ? "nats/char"
+               : reaching    ? "(the task's cost, mean per reach)"
+               : contrastive ? "(contrastive divergence's surrogate, mean per frame: not a likelihood)"
+                             : "per target");
     const std::string interval = std::isfinite(e.interval.low)
                                      ? fmt::format("  95% interval [{:.6f}, {:.6f}]", e.interval.low, e.interval.high)
                                      : std::string("  (no interval: fewer than 1,000 sequences)");
     if (reaching)  // trained to a budget: no success threshold to compare with
       fmt::print("{} {:.6f}{}\n", tasks::measure(cfg.task).name, e.error_rate, interval);
+    else if (!std::isfinite(t->success_threshold()))  // likewise, with the seed's figures to compare with
+      fmt::print("{} {:.6f}{}  ({})\n", tasks::measure(cfg.task).name, e.error_rate, interval, t->success_criterion());
     else
       fmt::print("{} {:.6f}{}  ({}; success when below {})\n", text ? "bpc" : "error_rate", e.error_rate, interval,
                  t->success_criterion(), t->success_threshold());

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "models/loss.h"
 #include "models/reaching.h"
+#include "models/temporal_rbm_objective.h"
 #include "optim/distributed.h"
 #include "riemannian/optimizer.h"
 #include "tools/optimizers.h"
@@ -130,6 +131,32 @@ void make_controller(RunSetup& run, RunConfig& cfg) {
   run.objective = models::reaching_objective(std::move(b.params), b.controller, task->spec().plant, task->spec().cost);
 }
 
+// The temporal RBMs on next-frame video: CD's surrogate has a gradient but no meaningful value or
+// curvature, so only the first-order methods that follow the gradient alone train them.
+void make_temporal_rbm(RunSetup& run, RunConfig& cfg, const tasks::Signature& sig) {
+  if (!dynamic_cast<const tasks::Task*>(run.train.get()) || sig.symbolic_input || sig.output != tasks::OutputKind::logistic ||
+      sig.input_dim != sig.output_dim)
+    throw Error(fmt::format("model '{}' learns video: train it on a next-frame task (bouncing_balls, "
+                            "bouncing_balls_kl), not '{}'",
+                            cfg.model, cfg.task));
+  static const char* const kFollowers[] = {"sgd", "momentum", "nag", "rmsprop", "adam"};
+  if (std::find(std::begin(kFollowers), std::end(kFollowers), cfg.optimizer) == std::end(kFollowers))
+    throw Error(fmt::format("model '{}' is trained by contrastive divergence, whose surrogate loss has a gradient but "
+                            "no meaningful value or curvature: use sgd, momentum, nag, rmsprop or adam, not '{}'",
+                            cfg.model, cfg.optimizer));
+  if (!cfg.objective_options.is_null() && !cfg.objective_options.empty())
+    throw Error(fmt::format("model '{}': contrastive divergence defines the loss; objective_options {} do not apply",
+                            cfg.model, cfg.objective_options.dump()));
+  nlohmann::json mopts = cfg.model_options.is_null() ? nlohmann::json::object() : cfg.model_options;
+  const SizeFiller fill{models::temporal_rbm_defaults(cfg.model), mopts, cfg};
+  fill("visible", sig.input_dim);
+  cfg.model_options = models::resolve_temporal_rbm_options(cfg.model, mopts);
+  Rng init_rng(cfg.seed);
+  models::TemporalRbm model(models::temporal_rbm_options(cfg.model, cfg.model_options),
+                            cfg.dtype == "float64" ? DType::f64 : DType::f32, init_rng);
+  run.objective = std::make_unique<models::TemporalRbmObjective>(std::move(model));
+}
+
 void make_sequence_model(RunSetup& run, RunConfig& cfg, const tasks::Signature& sig) {
   const tasks::Task* task = dynamic_cast<const tasks::Task*>(run.train.get());
   if (!task)
@@ -170,6 +197,7 @@ RunSetup make_run(RunConfig cfg) {
   const tasks::Signature sig = run.train->signature();
   const bool reaching = dynamic_cast<const tasks::ReachTask*>(run.train.get()) != nullptr;
   if (cfg.model == "controller") make_controller(run, cfg);
+  else if (models::is_temporal_rbm(cfg.model)) make_temporal_rbm(run, cfg, sig);
   else if (reaching)
     throw Error(fmt::format("task '{}' is an arm to control: train model 'controller' on it, not '{}'", cfg.task,
                             cfg.model));
@@ -184,6 +212,8 @@ RunSetup make_run(RunConfig cfg) {
 RunConfig with_current_defaults(RunConfig c) {
   if (c.model == "controller") {
     c.model_options = models::resolve_controller_options(c.model_options);
+  } else if (models::is_temporal_rbm(c.model)) {
+    c.model_options = models::resolve_temporal_rbm_options(c.model, c.model_options);
   } else if (const models::NetworkInfo* net = models::find_network(c.model)) {
     c.model_options = models::resolve(*net, c.model_options);
     c.objective_options = models::to_json(models::network_objective_options_from_json(c.objective_options));

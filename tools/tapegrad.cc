@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   reg("sample", "generate text from a trained character-level run", tg::cli::add_sample);
   reg("reconstruct", "an autoencoder run's reconstructions beside the original images, as a PNG grid",
       tg::cli::add_reconstruct);
+  reg("video", "a video model's next-frame predictions (and a temporal RBM's own continuation) beside the true "
+      "frames, as a PNG grid", tg::cli::add_video);
   reg("plot", "training curves of a run (metrics.jsonl) as a PNG, via gnuplot", tg::cli::add_plot);
   reg("tasks", "list the tasks; --dump NAME writes generated sequences to a task file, --check FILE validates one",
       tg::cli::add_tasks);

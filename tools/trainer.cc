@@ -325,6 +325,7 @@ nlohmann::json Trainer::iterate(int64_t it) {
   const double cpu0 = process_cpu_seconds();
   const double comm0 = comm_.seconds();
   optim::Objective& objective = distributed_ ? static_cast<optim::Objective&>(*distributed_) : *run_.objective;
+  objective.at_iteration(it);
   nlohmann::json m = optimizer_->step(objective, theta_, *run_.train, rng_, it);
   m["iteration"] = it + 1;
   if ((cfg_.eval_every > 0 && (it + 1) % cfg_.eval_every == 0) || it + 1 == cfg_.steps) {

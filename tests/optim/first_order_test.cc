@@ -333,6 +333,17 @@ TEST(Schedule, SutskeverAdditionBoundaries) {
     EXPECT_EQ(p.momentum.at(t), v) << "t=" << t;
 }
 
+TEST(Schedule, LinearDecayAndItsJson) {
+  const Schedule s = Schedule::from_json({{"kind", "linear"}, {"from", 0.01}, {"steps", 100}});
+  EXPECT_DOUBLE_EQ(s.at(0), 0.01);
+  EXPECT_DOUBLE_EQ(s.at(25), 0.0075);
+  EXPECT_DOUBLE_EQ(s.at(100), 0.0);
+  EXPECT_DOUBLE_EQ(s.at(5000), 0.0);
+  EXPECT_DOUBLE_EQ(Schedule::from_json(s.to_json()).at(50), 0.005);
+  EXPECT_THROW(Schedule::from_json({{"kind", "linear"}, {"from", 0.01}, {"steps", 0}}), Error);
+  EXPECT_THROW(Schedule::from_json({{"kind", "linear"}, {"from", 0.01}, {"steps", 10}, {"until", 3}}), Error);
+}
+
 TEST(Schedule, MemorizationAndAutoencoderPresets) {
   const SchedulePreset& mem = find_schedule_preset("sutskever_mem");
   EXPECT_EQ(mem.lr->at(1499), 3e-5);

@@ -2,10 +2,11 @@
 # Kills `tapegrad train` with SIGKILL at 20+ random moments after its first checkpoint. After every
 # kill the checkpoint must load, and the run continued with --resume must end bit-identical
 # (parameters, optimizer state, metrics) to an uninterrupted run with the same seed and thread count.
-# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise|network|control]   (optimizer: any of train's, riemannian included)
+# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise|network|control|video]   (optimizer: any of train's, riemannian included)
 # With "noise", training uses dropout and weight noise, drawn from the checkpointed RNG. With "network",
 # the run is a feedforward autoencoder with dropout on images of an IDX file (the image data path). With
-# "control", the arm controller on DDN's fresh reaches (tasks/reaching.h).
+# "control", the arm controller on DDN's fresh reaches (tasks/reaching.h). With "video", the RTRBM on fresh
+# bouncing balls: its Gibbs chains drawn from each batch's seed, CD-k switching k mid-run.
 set -euo pipefail
 TG=$1
 OPT=${2:-adam}
@@ -44,6 +45,13 @@ if [ "$NOISE" = control ]; then  # the arm controller on DDN's fresh reaches: di
         --set model_options.hidden1=6 --set model_options.hidden2=6 --set batch=30 --set curvature_batch=10
         --set eval_every=5 --set eval_batch=40 --set checkpoint_every=1)
   [ "$OPT" = hf ] && args+=(--set optimizer_options.max_cg=20)
+fi
+if [ "$NOISE" = video ]; then
+  STEPS=12000
+  args=(--model rtrbm --task bouncing_balls --optimizer "$OPT" --seed 7 --steps $STEPS --quiet
+        --set task_options.size=8 --set task_options.steps=8 --set model_options.hidden=12
+        --set model_options.cd_k=2 --set model_options.cd_k_late=3 --set model_options.cd_switch=6000
+        --set model_options.predict_gibbs=2 --set batch=2 --set eval_every=5 --set eval_batch=4 --set checkpoint_every=1)
 fi
 [ "$NOISE" = noise ] && args+=(--set objective_options.input_dropout=0.2 --set objective_options.output_dropout=0.3
                                --set objective_options.weight_noise=0.01)
