@@ -52,10 +52,22 @@ Var sample_visible(const Rbm& m, Var h, Rng& rng) {
   return m.gaussian ? ops::sample_gaussian(mu, rng, m.sigma) : ops::sample_bernoulli(mu, rng);
 }
 
+ChainEnd run_chain(const Rbm& m, const Tensor& v0, int k, Rng& rng, bool last_visible) {
+  ChainEnd end{v0, {}};
+  for (int s = 0; s < k; ++s) {
+    Graph g;
+    auto copy = [&g](const Var& x) { return x.empty() ? Var{} : g.input(x.value()); };
+    Rbm step = m;
+    step.W = copy(m.W), step.b = copy(m.b), step.c = copy(m.c), step.c_dyn = copy(m.c_dyn), step.b_dyn = copy(m.b_dyn);
+    Var h = sample_hidden(step, g.input(end.v), rng);
+    end.h = h.value();
+    if (s + 1 < k || last_visible) end.v = sample_visible(step, h, rng).value();
+  }
+  return end;
+}
+
 Var gibbs(const Rbm& m, Var v0, int k, Rng& rng) {
-  Var v = v0;
-  for (int s = 0; s < k; ++s) v = sample_visible(m, sample_hidden(m, v, rng), rng);
-  return ops::stop_gradient(v);
+  return m.W.graph()->input(run_chain(m, v0.value(), k, rng).v);
 }
 
 Var cd_loss_given(const Rbm& m, Var v_data, Var v_neg) {

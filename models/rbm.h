@@ -44,7 +44,16 @@ Var sample_hidden(const Rbm& m, Var v, Rng& rng);   // h ~ P(h | v), 0/1, no der
 Var sample_visible(const Rbm& m, Var h, Rng& rng);  // v ~ P(v | h), no derivative
 
 // k steps of block Gibbs sampling from v0: h ~ P(h|v), v ~ P(v|h), k times. Returns v_k (stop-gradient).
+// The chain runs outside m's graph (run_chain): only its end is put on the tape.
 Var gibbs(const Rbm& m, Var v0, int k, Rng& rng);
+
+// The chain itself, on the current values of m's weights and biases, one scratch graph per step: a long
+// chain over a large batch (the T·N frames of an evaluation) would otherwise keep every sample on the
+// tape. `last_visible` false: the last step samples h only (v_k is then v_{k-1}). Returns v_k and h_k.
+struct ChainEnd {
+  Tensor v, h;
+};
+ChainEnd run_chain(const Rbm& m, const Tensor& v0, int k, Rng& rng, bool last_visible = true);
 
 // CD-k as a surrogate loss: mean_n [F(v_data) - F(stop_gradient(v_k))], the chain started at the
 // data. Its gradient is the CD-k estimate of -∇ mean log P(v_data) (the hidden statistics are the

@@ -110,13 +110,9 @@ std::vector<Var> TemporalRbm::predict(Graph& g, const std::vector<Var>& frames, 
   rbm::Rbm next = all;
   next.c_dyn = rows(all.c_dyn, N);
   next.b_dyn = rows(all.b_dyn, N);
-  Var v = ops::concat(std::vector<Var>(data.begin(), data.end() - 1), 0);
-  Var h;
-  for (int s = 0; s < gibbs; ++s) {
-    h = rbm::sample_hidden(next, v, rng);
-    if (s + 1 < gibbs) v = rbm::sample_visible(next, h, rng);
-  }
-  Var logits = ops::stop_gradient(rbm::visible_input(next, h));
+  Var start = ops::concat(std::vector<Var>(data.begin(), data.end() - 1), 0);
+  const rbm::ChainEnd end = rbm::run_chain(next, start.value(), gibbs, rng, /*last_visible=*/false);
+  Var logits = ops::stop_gradient(rbm::visible_input(next, g.input(end.h)));
   std::vector<Var> out;
   for (int64_t t = 0; t + 1 < T; ++t) out.push_back(ops::slice(logits, 0, t * N, (t + 1) * N));
   return out;
