@@ -118,6 +118,16 @@ std::vector<Var> TemporalRbm::predict(Graph& g, const std::vector<Var>& frames, 
   return out;
 }
 
+std::vector<Var> TemporalRbm::denoise(Graph& g, const std::vector<Var>& frames) const {
+  const rbm::Rbm all = stacked_frames(g, frames);
+  const int64_t T = static_cast<int64_t>(frames.size()), N = frames[0].shape()[0];
+  Var v = T == 1 ? frames[0] : ops::concat(frames, 0);
+  Var clean = ops::stop_gradient(rbm::visible_mean(all, rbm::hidden_probs(all, v)));
+  std::vector<Var> out;
+  for (int64_t t = 0; t < T; ++t) out.push_back(ops::slice(clean, 0, t * N, (t + 1) * N));
+  return out;
+}
+
 Var TemporalRbm::exact_log_likelihood(Graph& g, const std::vector<Var>& frames) const {
   const rbm::Rbm all = stacked_frames(g, frames);
   const int64_t T = static_cast<int64_t>(frames.size()), N = frames[0].shape()[0];

@@ -62,6 +62,10 @@ class TemporalRbm {
   // 1..t: a Gibbs chain of `gibbs` steps in frame t+1's RBM started at frame t, read out as the
   // conditional probabilities given its last hidden sample (what the thesis's videos show). T-1 vars.
   std::vector<Var> predict(Graph& g, const std::vector<Var>& frames, int gibbs, Rng& rng) const;
+  // Online denoising (§3.3): the filtering estimate p_t from the frames seen so far (noisy ones), and each
+  // frame reconstructed from it, σ(b_t + W p_t) with the frame's dynamic visible bias. T vars [N,V] of
+  // pixel probabilities.
+  std::vector<Var> denoise(Graph& g, const std::vector<Var>& frames) const;
   // log P̂(v_1..T) = Σ_t log P̂(v_t | past) per sequence [N], exactly by enumerating the 2^V visible states
   // of every frame's RBM (binary visibles, V <= 16; the TRBM's with its filtering estimate of the past).
   Var exact_log_likelihood(Graph& g, const std::vector<Var>& frames) const;

@@ -105,4 +105,32 @@ Tensor bouncing_balls_batch(const BouncingBallsSpec& s, int64_t B, Rng& rng) {
   return out;
 }
 
+std::vector<float> add_blinking_noise(const BouncingBallsSpec& s, const std::vector<float>& frames,
+                                      const BlinkingNoise& noise, Rng& rng) {
+  const int64_t D = s.size * s.size;
+  if (noise.spots < 0 || !(noise.radius > 0) || !(noise.switch_prob >= 0 && noise.switch_prob <= 1))
+    throw Error("blinking noise: spots >= 0, radius > 0 and switch_prob in [0, 1]");
+  if (D == 0 || frames.size() % static_cast<size_t>(D) != 0)
+    throw Error("blinking noise: the frames are not a whole number of " + std::to_string(s.size) + "x" +
+                std::to_string(s.size) + " frames");
+  BouncingBallsSpec spot = s;
+  spot.balls = 1;
+  spot.radius = noise.radius;
+  std::vector<std::vector<float>> images;
+  std::vector<bool> shown;
+  for (int k = 0; k < noise.spots; ++k) {
+    const double at[2] = {uniform01(rng) * s.box, uniform01(rng) * s.box};
+    images.push_back(render_balls(spot, at));
+    shown.push_back(uniform01(rng) < 0.5);
+  }
+  std::vector<float> out = frames;
+  for (size_t f = 0; f * D < out.size(); ++f)
+    for (int k = 0; k < noise.spots; ++k) {
+      if (f > 0 && uniform01(rng) < noise.switch_prob) shown[k] = !shown[k];
+      if (!shown[k]) continue;
+      for (int64_t i = 0; i < D; ++i) out[f * D + i] = std::min(1.0f, out[f * D + i] + images[k][i]);
+    }
+  return out;
+}
+
 }  // namespace tg::tasks

@@ -52,4 +52,18 @@ std::vector<float> render_balls(const BouncingBallsSpec& spec, const double* cen
 // B fresh sequences as a float32 tensor [steps, B, size * size] (time-major, as the zoo's batches).
 Tensor bouncing_balls_batch(const BouncingBallsSpec& spec, int64_t B, Rng& rng);
 
+// The noise of the thesis's denoising figure (Fig. 3.2: "images of balls of a smaller radius whose
+// position is fixed that appear and disappear at random times", correlated in space and time): `spots`
+// balls of `radius` at positions drawn uniformly in the box, each switching between shown and hidden with
+// probability `switch_prob` per frame (starting shown with probability 1/2), added to the frames and
+// clipped to 1. The counts and sizes are ours; the thesis gives none.
+struct BlinkingNoise {
+  int spots = 4;
+  double radius = 0.7;
+  double switch_prob = 0.15;
+};
+// frames: `steps` frames of spec.size² pixels, row-major.
+std::vector<float> add_blinking_noise(const BouncingBallsSpec& spec, const std::vector<float>& frames,
+                                      const BlinkingNoise& noise, Rng& rng);
+
 }  // namespace tg::tasks

@@ -118,5 +118,29 @@ TEST(BouncingBalls, BadSpecsAreErrors) {
   EXPECT_THROW(bouncing_balls(s, rng), Error);
 }
 
+TEST(BouncingBalls, BlinkingNoiseIsFixedInSpaceAndBlinksInTime) {
+  BouncingBallsSpec s;
+  s.size = 20, s.balls = 2, s.steps = 60;
+  Rng rng(3);
+  const BallSequence q = bouncing_balls(s, rng);
+  const std::vector<float> noisy = add_blinking_noise(s, q.frames, BlinkingNoise{}, rng);
+  ASSERT_EQ(noisy.size(), q.frames.size());
+  const int64_t D = s.size * s.size;
+  std::vector<int> on(static_cast<size_t>(D), 0);  // frames in which a pixel was raised by the noise
+  bool changed = false;
+  for (int64_t t = 0; t < s.steps; ++t)
+    for (int64_t i = 0; i < D; ++i) {
+      const float a = q.frames[t * D + i], b = noisy[t * D + i];
+      EXPECT_GE(b, a);
+      EXPECT_LE(b, 1.0f);
+      if (b > a + 0.5f) on[i]++, changed = true;
+    }
+  EXPECT_TRUE(changed) << "no spot was ever shown";
+  int sometimes = 0;
+  for (int c : on) sometimes += c > 0 && c < s.steps;
+  EXPECT_GT(sometimes, 0) << "the spots never blink";
+  EXPECT_THROW(add_blinking_noise(s, std::vector<float>(7), BlinkingNoise{}, rng), Error);
+}
+
 }  // namespace
 }  // namespace tg::tasks
