@@ -368,6 +368,50 @@ TEST(TemporalRbm, GenerateIsDeterministicBySeedAndGivesProbabilities) {
   for (double x : a) EXPECT_TRUE(x > 0 && x < 1);
 }
 
+// Denoising reconstructs each frame from its filtering estimate: without links to the past that is the
+// RBM's mean-field reconstruction σ(b + W σ(c + vW)); with links, the past's biases enter (frames differ).
+TEST(TemporalRbm, DenoiseReconstructsFromTheFilteringEstimate) {
+  const int64_t V = 5, H = 3, T = 4, N = 2;
+  Rng rng(12);
+  const std::vector<Tensor> frames = binary_frames(T, N, V, rng);
+  TemporalRbmOptions o = tiny(false, V, H);
+  o.hh = false;
+  TemporalRbm plain(o, DType::f64, rng);
+  Graph g;
+  g.bind(plain.params());
+  const std::vector<Var> out = plain.denoise(g, inputs(g, frames));
+  ASSERT_EQ(out.size(), static_cast<size_t>(T));
+  const ParamSet& ps = plain.params();
+  const Tensor W = ps.value(*ps.find("W")), b = ps.value(*ps.find("b_v")), c = ps.value(*ps.find("b_h"));
+  double worst = 0;
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t n = 0; n < N; ++n) {
+      std::vector<double> h(H);
+      for (int64_t j = 0; j < H; ++j) {
+        double x = c.at(j);
+        for (int64_t i = 0; i < V; ++i) x += frames[t].at(n * V + i) * W.at(i * H + j);
+        h[j] = sigmoid(x);
+      }
+      for (int64_t i = 0; i < V; ++i) {
+        double x = b.at(i);
+        for (int64_t j = 0; j < H; ++j) x += W.at(i * H + j) * h[j];
+        worst = std::max(worst, std::abs(out[t].value().at(n * V + i) - sigmoid(x)));
+      }
+    }
+  EXPECT_LT(worst, 1e-14);
+  TemporalRbmOptions linked = tiny(false, V, H);
+  linked.taps = 2, linked.vh = linked.vv = true;
+  TemporalRbm trbm(linked, DType::f64, rng);
+  Graph g2;
+  g2.bind(trbm.params());
+  // the same frame twice in a row gets different reconstructions: its past differs
+  std::vector<Tensor> repeated{frames[0], frames[0], frames[0]};
+  const std::vector<Var> r = trbm.denoise(g2, inputs(g2, repeated));
+  EXPECT_NE(values(r[0].value()), values(r[1].value()));
+  for (const Var& f : r)
+    for (double x : values(f.value())) EXPECT_TRUE(x > 0 && x < 1);
+}
+
 TEST(TemporalRbm, BadOptionsAreErrors) {
   Rng rng(1);
   TemporalRbmOptions o = tiny(true, 4, 3);
