@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/error.h"
 #include "ops/ops.h"
 #include "ops/sample.h"
 
@@ -82,9 +83,9 @@ Var cd_loss(const Rbm& m, Var v_data, int k, Rng& rng, Var* v_k_out) {
 
 Var log_partition(const Rbm& m) {
   if (m.gaussian || !m.c_dyn.empty() || !m.b_dyn.empty())
-    throw std::invalid_argument("rbm::log_partition: binary RBM without dynamic biases only");
+    throw Error("rbm::log_partition: binary RBM without dynamic biases only");
   const int64_t V = m.W.shape()[0];
-  if (V > 20) throw std::invalid_argument("rbm::log_partition: V > 20 visible units");
+  if (V > 20) throw Error("rbm::log_partition: V > 20 visible units");
   const int64_t S = int64_t{1} << V;
   std::vector<double> all(static_cast<size_t>(S * V));
   for (int64_t s = 0; s < S; ++s)
@@ -94,9 +95,9 @@ Var log_partition(const Rbm& m) {
 }
 
 Var row_log_likelihood(const Rbm& m, Var v) {
-  if (m.gaussian) throw std::invalid_argument("rbm::row_log_likelihood: binary visibles only");
+  if (m.gaussian) throw Error("rbm::row_log_likelihood: binary visibles only");
   const int64_t V = m.W.shape()[0], N = v.shape()[0];
-  if (V > 16) throw std::invalid_argument("rbm::row_log_likelihood: V > 16 visible units");
+  if (V > 16) throw Error("rbm::row_log_likelihood: V > 16 visible units");
   // every row n has its own partition function (its own dynamic biases): the 2^V states are scored
   // against each row's biases as an [N * 2^V, V] batch, the rows' biases repeated 2^V times
   const int64_t S = int64_t{1} << V;

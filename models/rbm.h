@@ -65,9 +65,9 @@ Var cd_loss_given(const Rbm& m, Var v_data, Var v_neg);
 // Exact log Z of a binary RBM by enumerating the 2^V visible states: logsumexp_v(-F(v)). No dynamic biases.
 // V <= 20.
 Var log_partition(const Rbm& m);
-// Exact mean_n log P(v_n) = -mean_n F(v_n) - log Z (binary, no dynamic biases).
 // log P(v_n) per row for a binary RBM whose dynamic biases differ per row (V <= 16): [N].
 Var row_log_likelihood(const Rbm& m, Var v);
+// Exact mean_n log P(v_n) = -mean_n F(v_n) - log Z (binary, no dynamic biases).
 Var mean_log_likelihood(const Rbm& m, Var v);
 
 }  // namespace tg::models::rbm

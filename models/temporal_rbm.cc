@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "core/error.h"
 #include "ops/ops.h"
 #include "ops/sample.h"
@@ -165,7 +167,9 @@ std::vector<Tensor> TemporalRbm::generate(const std::vector<Tensor>& prefix, int
     Graph g;
     g.bind(ps_);
     const rbm::Rbm frame = frame_rbm(g, past_in(g), false);
-    Var v = v_hist.empty() ? ops::logistic(ops::broadcast_to(g[b_v_], {n, opt_.visible})) : g.input(v_hist.back());
+    // the first frame's chain starts at its RBM's visible mean with the hiddens off: σ(b + b_dyn)
+    Var v = v_hist.empty() ? rbm::visible_mean(frame, g.input(Tensor::zeros(Shape{n, opt_.hidden}, ps_.dtype())))
+                           : g.input(v_hist.back());
     Var h;
     for (int s = 0; s < gibbs; ++s) {
       h = rbm::sample_hidden(frame, v, rng);
@@ -217,7 +221,30 @@ nlohmann::json resolve_temporal_rbm_options(const std::string& kind, const nlohm
     if (!ok) throw Error(fmt::format("model '{}': option {}={} should be like {}", kind, key, value.dump(), r[key].dump()));
     r[key] = value;
   }
-  temporal_rbm_options(kind, r);  // checks the links
+  auto in_range = [&](const char* key, int64_t lo, int64_t hi) {
+    if (!r.contains(key)) return;
+    const int64_t v = r[key].get<int64_t>();
+    if (v < lo || v > hi)
+      throw Error(fmt::format("model '{}': option {}={} is outside [{}, {}]", kind, key, v, lo, hi));
+  };
+  in_range("visible", 0, int64_t{1} << 24);
+  in_range("hidden", 1, int64_t{1} << 20);
+  in_range("taps", 1, 1000);
+  in_range("cd_k", 1, 100000);
+  in_range("cd_k_late", 1, 100000);
+  in_range("predict_gibbs", 1, 100000);
+  in_range("cd_switch", 0, INT64_MAX);
+  for (const char* key : {"weight_scale", "init_scale"})
+    if (!(r[key].get<double>() > 0))
+      throw Error(fmt::format("model '{}': option {}={} must be positive", kind, key, r[key].dump()));
+  const TemporalRbmOptions o = temporal_rbm_options(kind, r);  // checks the links
+  // the parameters are allocated when the model is built, before the run's memory check
+  const double count = static_cast<double>(o.hidden) *
+                       (static_cast<double>(o.visible) + o.taps * ((o.hh ? o.hidden : 0.0) + (o.vh ? o.visible : 0.0))) +
+                       (o.vv ? o.taps * static_cast<double>(o.visible) * static_cast<double>(o.visible) : 0.0);
+  if (count > 2.5e8)
+    throw Error(fmt::format("model '{}': {:.3g} parameters (hidden {}, visible {}, taps {}): more than 2.5e8", kind, count,
+                            o.hidden, o.visible, o.taps));
   return r;
 }
 
@@ -247,7 +274,9 @@ TemporalRbmOptions temporal_rbm_options(const std::string& kind, const nlohmann:
       else if (l == "vh") o.vh = true;
       else if (l == "vv") o.vv = true;
       else if (!(l.empty() && links.empty()))
-        throw Error(fmt::format("model 'trbm': links '{}' has '{}'; list some of hh, vh, vv (e.g. \"hh,vh\")", links, l));
+        throw Error(fmt::format("model 'trbm': links '{}' has '{}'; list some of hh, vh, vv (e.g. \"hh,vh\"; \"\" "
+                                "for none: a plain RBM)",
+                                links, l));
       start = end + 1;
     }
   }

@@ -53,11 +53,17 @@ std::unique_ptr<optim::Evaluation> TemporalRbmObjective::evaluate(const ParamVec
   g->bind(model_.params());
   std::vector<Var> frames;
   for (const Tensor& f : batch_frames(b, model_.options().visible, model_.params().dtype())) frames.push_back(g->input(f));
-  const bool training = b.sample_seed != 0;
-  Rng rng(training ? b.sample_seed : data_seed(b));
   optim::Built built;
-  built.loss = model_.cd_loss(*g, frames, cd_steps(), rng);
-  if (!training) built.outputs = model_.predict(*g, frames, model_.options().predict_gibbs, rng);
+  if (b.sample_seed != 0) {
+    Rng rng(b.sample_seed);
+    built.loss = model_.cd_loss(*g, frames, cd_steps(), rng);
+  } else {
+    // evaluation: the same numbers whatever the trainer's iteration (eval, video, a summary after
+    // --resume): the loss at CD-cd_k_late, the predictions from a stream of their own
+    Rng loss_rng(data_seed(b)), predict_rng(data_seed(b) ^ 0x9e3779b97f4a7c15ull);
+    built.loss = model_.cd_loss(*g, frames, model_.options().cd_k_late, loss_rng);
+    built.outputs = model_.predict(*g, frames, model_.options().predict_gibbs, predict_rng);
+  }
   return std::make_unique<optim::Evaluation>(std::move(g), std::move(built));
 }
 

@@ -3,8 +3,10 @@
 // is the CD-k surrogate and the gradient its engine gradient, the CD estimate. The Gibbs chains draw from
 // the batch's sample_seed, drawn per training batch by draw_noise (so a run is deterministic and resumes
 // exactly); a batch without one (evaluation) seeds them from its own data. Evaluation batches also get
-// the next-frame predictions as outputs, for the task's measure. k follows the schedule of the options
-// (CD-cd_k, then CD-cd_k_late from update cd_switch), read from the trainer's iteration.
+// the next-frame predictions as outputs, for the task's measure. In training k follows the schedule of
+// the options (CD-cd_k, then CD-cd_k_late from update cd_switch), read from the trainer's iteration; an
+// evaluation uses CD-cd_k_late whatever the iteration, so the same batch scores the same in training,
+// eval and video.
 //
 // There is no curvature: the surrogate's value is not the model's objective (its gradient is a biased
 // estimate of the log-likelihood's), so Gauss-Newton products, line searches and HF do not apply; the

@@ -51,7 +51,13 @@ Batch slice(const Batch& b, int64_t first, int64_t count) {
   for (const auto& k : b.inputs.input_keep) h.inputs.input_keep.push_back(rows(k));
   for (const auto& k : b.inputs.readout_keep) h.inputs.readout_keep.push_back(rows(k));
   h.weight_noise = b.weight_noise;
-  h.sample_seed = b.sample_seed;
+  // a slice's chains must not repeat another slice's draws (ranks of a distributed batch)
+  if (b.sample_seed != 0) {
+    uint64_t z = b.sample_seed + 0x9e3779b97f4a7c15ull * static_cast<uint64_t>(first + 1);  // splitmix64
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    h.sample_seed = (z ^ (z >> 31)) | 1;  // never 0, the mark of an evaluation batch
+  }
   for (const auto& s : b.targets.symbols) h.targets.symbols.push_back(idx(s));
   for (const auto& d : b.targets.dense) h.targets.dense.push_back(rows(d));
   for (const auto& m : b.targets.mask) h.targets.mask.push_back(rows(m));

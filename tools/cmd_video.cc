@@ -107,8 +107,6 @@ Run add_video(CLI::App& app) {
     const tasks::Batch b = task->sample(*count, rng);
     const int64_t T = b.steps() + 1, D = sig.input_dim, N = *count;
     const int64_t shown = std::min(T, *prefix + *frames);
-    if (*prefix >= T)
-      throw Error(fmt::format("video: --prefix {} leaves nothing to show of the task's {} frames", *prefix, T));
     const auto* rbm = dynamic_cast<const models::TemporalRbmObjective*>(r.run.objective.get());
     if (*denoise) {
       if (!rbm)
@@ -116,6 +114,8 @@ Run add_video(CLI::App& app) {
                                 r.run.cfg.model));
       return write_denoising(r, *rbm, b, side, *frames, *scale, *out, *dir, rng);
     }
+    if (*prefix >= T)
+      throw Error(fmt::format("video: --prefix {} leaves nothing to show of the task's {} frames", *prefix, T));
     const std::vector<Tensor> predicted = r.run.objective->evaluate(r.theta, b)->output_values();
     std::vector<Tensor> generated;
     if (rbm) {

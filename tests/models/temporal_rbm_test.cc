@@ -336,16 +336,57 @@ TEST(TemporalRbm, ObjectiveIsDeterministicBySeedAndFollowsTheCdSchedule) {
   tasks::Batch other = b;
   obj.draw_noise(other, noise);
   EXPECT_NE(values(obj.evaluate(theta, other)->grad().flat()), values(g1.flat()));
+  // the gradient follows k: CD-2 before update 3, CD-7 from it, each the model's own cd_loss with that k
+  auto gradient_with_k = [&](int k) {
+    Graph g;
+    g.bind(obj.params());
+    std::vector<Var> frames;
+    for (const Tensor& f : models::batch_frames(b, V, DType::f64)) frames.push_back(g.input(f));
+    Rng rng(b.sample_seed);
+    return values(ad::value_and_grad(obj.model().cd_loss(g, frames, k, rng)).second.flat());
+  };
   obj.at_iteration(2);
   EXPECT_EQ(obj.cd_steps(), 2);
+  EXPECT_EQ(values(obj.evaluate(theta, b)->grad().flat()), gradient_with_k(2));
   obj.at_iteration(3);
   EXPECT_EQ(obj.cd_steps(), 7);
+  EXPECT_EQ(values(obj.evaluate(theta, b)->grad().flat()), gradient_with_k(7));
+  EXPECT_NE(gradient_with_k(2), gradient_with_k(7));
   // an evaluation batch (no seed) gets one prediction per target step, the same every time
   b.sample_seed = 0;
   const auto p1 = obj.evaluate(theta, b)->output_values(), p2 = obj.evaluate(theta, b)->output_values();
   ASSERT_EQ(p1.size(), 6u);
   EXPECT_EQ(p1[0].shape(), (Shape{3, V}));
   EXPECT_EQ(values(p1[5]), values(p2[5]));
+  // ... whatever the trainer's iteration
+  obj.at_iteration(0);
+  EXPECT_EQ(values(obj.evaluate(theta, b)->output_values()[5]), values(p1[5]));
+}
+
+// Prediction t (0-based) is frame t + 1 predicted from frames 0..t, aligned with the task's target step
+// t. With W = 0 the chain cannot matter: the logits are b_v + frame_t A_1 exactly (one vv tap).
+TEST(TemporalRbm, PredictionsAlignWithTheTargetSteps) {
+  const int64_t V = 4, H = 3, T = 5, N = 2;
+  Rng rng(21);
+  TemporalRbmOptions o = tiny(false, V, H);
+  o.hh = false, o.vv = true;
+  TemporalRbm m(o, DType::f64, rng);
+  m.params().value(*m.params().find("W")).fill(0.0);
+  const std::vector<Tensor> frames = binary_frames(T, N, V, rng);
+  Graph g;
+  g.bind(m.params());
+  const std::vector<Var> logits = m.predict(g, inputs(g, frames), 3, rng);
+  ASSERT_EQ(logits.size(), static_cast<size_t>(T - 1));
+  const Tensor b = m.params().value(*m.params().find("b_v")), A = m.params().value(*m.params().find("A_vv1"));
+  double worst = 0;
+  for (int64_t t = 0; t + 1 < T; ++t)
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < V; ++i) {
+        double want = b.at(i);
+        for (int64_t q = 0; q < V; ++q) want += frames[t].at(n * V + q) * A.at(q * V + i);
+        worst = std::max(worst, std::abs(logits[t].value().at(n * V + i) - want));
+      }
+  EXPECT_LT(worst, 1e-14);
 }
 
 TEST(TemporalRbm, GenerateIsDeterministicBySeedAndGivesProbabilities) {
@@ -366,6 +407,50 @@ TEST(TemporalRbm, GenerateIsDeterministicBySeedAndGivesProbabilities) {
   EXPECT_EQ(a, run(7));
   EXPECT_NE(a, run(8));
   for (double x : a) EXPECT_TRUE(x > 0 && x < 1);
+}
+
+// Denoising reconstructs each frame from its filtering estimate: without links to the past that is the
+// RBM's mean-field reconstruction σ(b + W σ(c + vW)); with links, the past's biases enter (frames differ).
+TEST(TemporalRbm, DenoiseReconstructsFromTheFilteringEstimate) {
+  const int64_t V = 5, H = 3, T = 4, N = 2;
+  Rng rng(12);
+  const std::vector<Tensor> frames = binary_frames(T, N, V, rng);
+  TemporalRbmOptions o = tiny(false, V, H);
+  o.hh = false;
+  TemporalRbm plain(o, DType::f64, rng);
+  Graph g;
+  g.bind(plain.params());
+  const std::vector<Var> out = plain.denoise(g, inputs(g, frames));
+  ASSERT_EQ(out.size(), static_cast<size_t>(T));
+  const ParamSet& ps = plain.params();
+  const Tensor W = ps.value(*ps.find("W")), b = ps.value(*ps.find("b_v")), c = ps.value(*ps.find("b_h"));
+  double worst = 0;
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t n = 0; n < N; ++n) {
+      std::vector<double> h(H);
+      for (int64_t j = 0; j < H; ++j) {
+        double x = c.at(j);
+        for (int64_t i = 0; i < V; ++i) x += frames[t].at(n * V + i) * W.at(i * H + j);
+        h[j] = sigmoid(x);
+      }
+      for (int64_t i = 0; i < V; ++i) {
+        double x = b.at(i);
+        for (int64_t j = 0; j < H; ++j) x += W.at(i * H + j) * h[j];
+        worst = std::max(worst, std::abs(out[t].value().at(n * V + i) - sigmoid(x)));
+      }
+    }
+  EXPECT_LT(worst, 1e-14);
+  TemporalRbmOptions linked = tiny(false, V, H);
+  linked.taps = 2, linked.vh = linked.vv = true;
+  TemporalRbm trbm(linked, DType::f64, rng);
+  Graph g2;
+  g2.bind(trbm.params());
+  // the same frame twice in a row gets different reconstructions: its past differs
+  std::vector<Tensor> repeated{frames[0], frames[0], frames[0]};
+  const std::vector<Var> r = trbm.denoise(g2, inputs(g2, repeated));
+  EXPECT_NE(values(r[0].value()), values(r[1].value()));
+  for (const Var& f : r)
+    for (double x : values(f.value())) EXPECT_TRUE(x > 0 && x < 1);
 }
 
 TEST(TemporalRbm, BadOptionsAreErrors) {

@@ -49,6 +49,13 @@ expect sequence_model_on_arm "task 'center_out' is an arm to control: train mode
 expect center_out_batch "task 'center_out' has 64 reaches: set batch" -- train --model controller --task center_out --set batch=100 --out run1
 expect controller_objective_options "the reaching task defines the loss" -- train --model controller --task center_out --set batch=64 --set objective_options.mean_over=cases --out run1
 expect controller_bad_option "unknown option 'hidden'" -- train --model controller --task center_out --set batch=64 --set model_options.hidden=3 --out run1
+expect rtrbm_on_sequences "model 'rtrbm' learns video: train it on a next-frame task" -- train --model rtrbm --task addition --optimizer sgd --out run1
+expect rtrbm_with_hf "contrastive divergence, whose surrogate loss has a gradient but no meaningful value" -- train --model rtrbm --task bouncing_balls --optimizer hf --out run1
+expect rtrbm_bad_k "option cd_k=0 is outside" -- train --model rtrbm --task bouncing_balls --optimizer sgd --set model_options.cd_k=0 --out run1
+expect trbm_bad_links "links 'hh,xx' has 'xx'" -- train --model trbm --task bouncing_balls --optimizer sgd --set model_options.links=hh,xx --out run1
+expect trbm_too_big "taps 900.: more than 2.5e8" -- train --model trbm --task bouncing_balls --optimizer sgd --set model_options.taps=900 --set model_options.links=vv --out run1
+expect rtrbm_taps "option 'taps'" -- train --model rtrbm --task bouncing_balls --optimizer sgd --set model_options.taps=2 --out run1
+expect balls_bad_steps "steps must be at least 2" -- train --model rtrbm --task bouncing_balls --optimizer sgd --set task_options.steps=1 --out run1
 expect ddn_bad_part "option 'part'" -- train --model controller --task ddn --set task_options.part=dev --out run1
 expect trajectories_no_run "does not exist|no such file|cannot open" -- plot --run nowhere --trajectories
 expect ollivier_rnn_blocks "needs a gated model"       -- ollivier --model ollivier_rnn --transition rbpm --options '{"pairs":1,"n_min":3,"n_max":4}' --max-passes 2

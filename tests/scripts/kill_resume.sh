@@ -50,7 +50,7 @@ if [ "$NOISE" = video ]; then
   STEPS=12000
   args=(--model rtrbm --task bouncing_balls --optimizer "$OPT" --seed 7 --steps $STEPS --quiet
         --set task_options.size=8 --set task_options.steps=8 --set model_options.hidden=12
-        --set model_options.cd_k=2 --set model_options.cd_k_late=3 --set model_options.cd_switch=6000
+        --set model_options.cd_k=2 --set model_options.cd_k_late=3 --set model_options.cd_switch=300
         --set model_options.predict_gibbs=2 --set batch=2 --set eval_every=5 --set eval_batch=4 --set checkpoint_every=1)
 fi
 [ "$NOISE" = noise ] && args+=(--set objective_options.input_dropout=0.2 --set objective_options.output_dropout=0.3
