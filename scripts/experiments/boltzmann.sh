@@ -32,7 +32,7 @@ for name in $MODELS; do
   esac
   args=(--model "$model" --task bouncing_balls --seed 1 --optimizer momentum --steps "$STEPS" --max-seconds "$WALL"
         --set batch=1 --set "optimizer_options.lr={\"kind\": \"linear\", \"from\": 0.01, \"steps\": $STEPS}"
-        --set optimizer_options.momentum=0.9 --set eval_every=1000 --set eval_batch=100 --set checkpoint_every=200
+        --set optimizer_options.momentum=0.9 --set eval_every=2000 --set eval_batch=100 --set checkpoint_every=200
         "${extra[@]}")
   [ -f "$out/checkpoint.npz" ] && args+=(--resume)
   echo "$(date +%T) $out" >&2
