@@ -218,7 +218,7 @@ TEST(TemporalRbm, TrbmGradientIsTheLearningRules) {
   g.bind(m.params());
   const std::vector<Var> frames = inputs(g, data);
   Var loss = r::cd_loss_given(m.stacked_frames(g, frames), ops::concat(frames, 0), ops::concat(inputs(g, neg), 0));
-  auto [val, grad] = ad::value_and_grad(loss);
+  const ParamVec grad = ad::value_and_grad(loss).second;  // not a structured binding: lambdas capture it
   const ParamSet& ps = m.params();
   auto P = [&](const std::string& name) { return ps.value(*ps.find(name)); };
   auto G = [&](const std::string& name) { return grad.part(ps.find(name)->index); };
