@@ -5,7 +5,8 @@
 # and CD-25 after, the gradient divided by the length (the loss is a mean over frames). The thesis ran
 # 100,000 updates; STEPS (default 100000) is the run's length and WALL (seconds, default 3000) how long one
 # invocation trains it: every run resumes from its checkpoint, so repeated invocations finish it. Also the RTRBM with the thesis's printed BPTT (rtrbm_thesis_bptt) for the difference the omitted term
-# makes. Each run: runs/boltzmann/<model>; scoring: MODELS=... EVAL=1 bash scripts/experiments/boltzmann.sh
+# makes. Each run: $ROOT/<model> (ROOT default runs/boltzmann; runs/boltzmann_100k for the thesis's length);
+# scoring: MODELS=... EVAL=1 bash scripts/experiments/boltzmann.sh
 # Usage: MODELS="rtrbm trbm" bash scripts/experiments/boltzmann.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,13 +15,14 @@ export OPENBLAS_NUM_THREADS=1
 STEPS=${STEPS:-100000}
 WALL=${WALL:-3000}
 MODELS=${MODELS:-"rtrbm trbm rtrbm_thesis_bptt"}
-mkdir -p runs/boltzmann
+ROOT=${ROOT:-runs/boltzmann}
+mkdir -p "$ROOT"
 for name in $MODELS; do
-  out=runs/boltzmann/$name
+  out=$ROOT/$name
   if [ "${EVAL:-0}" = 1 ]; then
     # 10,000 fresh sequences (a seed no training batch used), and the picture
     "$TG" eval --run "$out" -n "${EVAL_SEQUENCES:-10000}" --seed 777 | tee "$out/eval.txt"
-    "$TG" video --run "$out" -n 3 --prefix 10 --frames 30 --output "docs/results/boltzmann_$name.png" | tee "$out/video.txt"
+    "$TG" video --run "$out" -n 3 --prefix 10 --frames 30 --output "docs/results/$(basename "$ROOT")_$name.png" | tee "$out/video.txt"
     continue
   fi
   [ -f "$out/done" ] && continue
