@@ -81,17 +81,23 @@ Var cd_loss(const Rbm& m, Var v_data, int k, Rng& rng, Var* v_k_out) {
   return cd_loss_given(m, v_data, vk);
 }
 
+namespace {
+// The 2^V binary visible states as rows [2^V, V] (state s has bit i of s in column i), for enumeration.
+Var all_binary_states(const Rbm& m) {
+  const int64_t V = m.W.shape()[0], S = int64_t{1} << V;
+  std::vector<double> all(static_cast<size_t>(S * V));
+  for (int64_t s = 0; s < S; ++s)
+    for (int64_t i = 0; i < V; ++i) all[s * V + i] = (s >> i) & 1;
+  return m.W.graph()->input(Tensor::from({S, V}, all, m.W.dtype()));
+}
+}  // namespace
+
 Var log_partition(const Rbm& m) {
   if (m.gaussian || !m.c_dyn.empty() || !m.b_dyn.empty())
     throw Error("rbm::log_partition: binary RBM without dynamic biases only");
   const int64_t V = m.W.shape()[0];
   if (V > 20) throw Error("rbm::log_partition: V > 20 visible units");
-  const int64_t S = int64_t{1} << V;
-  std::vector<double> all(static_cast<size_t>(S * V));
-  for (int64_t s = 0; s < S; ++s)
-    for (int64_t i = 0; i < V; ++i) all[s * V + i] = (s >> i) & 1;
-  Var states = m.W.graph()->input(Tensor::from({S, V}, all, m.W.dtype()));
-  return ops::logsumexp(ops::neg(free_energy(m, states)), 0);
+  return ops::logsumexp(ops::neg(free_energy(m, all_binary_states(m))), 0);
 }
 
 Var row_log_likelihood(const Rbm& m, Var v) {
@@ -99,12 +105,9 @@ Var row_log_likelihood(const Rbm& m, Var v) {
   const int64_t V = m.W.shape()[0], N = v.shape()[0];
   if (V > 16) throw Error("rbm::row_log_likelihood: V > 16 visible units");
   // every row n has its own partition function (its own dynamic biases): the 2^V states are scored
-  // against each row's biases as an [N * 2^V, V] batch, the rows' biases repeated 2^V times
-  const int64_t S = int64_t{1} << V;
-  std::vector<double> all(static_cast<size_t>(S * V));
-  for (int64_t s = 0; s < S; ++s)
-    for (int64_t i = 0; i < V; ++i) all[s * V + i] = (s >> i) & 1;
-  Var states = m.W.graph()->input(Tensor::from({S, V}, all, m.W.dtype()));
+  // against row n's biases, broadcast to all of them
+  const Var states = all_binary_states(m);
+  const int64_t S = states.shape()[0];
   std::vector<Var> logz;
   for (int64_t n = 0; n < N; ++n) {
     Rbm row = m;

@@ -128,14 +128,11 @@ TEST(Rbm, FreeEnergyMatchesTheEnergySummedOverHiddens) {
   EXPECT_NEAR(r::log_partition(m).value().at(0), std::log(z), 1e-13);
 }
 
-// Runs k Gibbs steps from v, one small graph per step (the tape would otherwise hold every step).
-Tensor run_chain(const ParamSet& ps, const r::RbmParams& p, Tensor v, int k, Rng& rng) {
-  for (int s = 0; s < k; ++s) {
-    Graph g;
-    g.bind(ps);
-    v = r::gibbs(r::bind(g, p), g.input(v), 1, rng).value();
-  }
-  return v;
+// k Gibbs steps from v at the set's current values (rbm::run_chain keeps the chain off the tape).
+Tensor run_chain(const ParamSet& ps, const r::RbmParams& p, const Tensor& v, int k, Rng& rng) {
+  Graph g;
+  g.bind(ps);
+  return r::run_chain(r::bind(g, p), v, k, rng).v;
 }
 
 TEST(Rbm, AveragedCdGradientApproachesTheExactGradientAsKGrows) {
