@@ -144,8 +144,9 @@ void ParamSet::set_values(const ParamVec& v) {
   if (v.layout()) check_layout(*layout_, *v.layout(), "ParamSet::set_values");
   if (v.size() != numel())
     throw ShapeError(fmt::format("ParamSet::set_values: {} values for {} parameters", v.size(), numel()));
+  // src before the swap: when v is values() itself, it keeps the old buffer alive to copy from
+  const Tensor src = v.flat().astype(dtype_);
   values_ = ParamVec::empty(layout_, dtype_);  // a fresh buffer: views handed out before keep the old values
-  Tensor src = v.flat().astype(dtype_);
   std::memcpy(values_.flat().raw(), src.raw(), static_cast<size_t>(numel()) * dtype_size(dtype_));
 }
 

@@ -169,3 +169,18 @@ TEST(Params, BindToCallerLeaves) {
 }
 }  // namespace
 }  // namespace tg
+
+namespace tg {
+namespace {
+// An objective handed the set's own values (obj.evaluate(ps.values(), b)) must read them, not the fresh
+// buffer set_values allocates: it once copied that uninitialised buffer onto itself.
+TEST(ParamSet, SetValuesFromItsOwnValuesKeepsThem) {
+  ParamSet ps(DType::f64);
+  Rng rng(1);
+  ps.add("a", {64, 64}, init::normal(1.0), &rng);
+  const std::vector<double> was = ps.values().flat().to_vector();
+  for (int i = 0; i < 3; ++i) ps.set_values(ps.values());
+  EXPECT_EQ(ps.values().flat().to_vector(), was);
+}
+}  // namespace
+}  // namespace tg
