@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gradcheck/control_specs.h"
+#include "gradcheck/gated_specs.h"
 #include "gradcheck/rbm_specs.h"
 #include "gradcheck/model_specs.h"
 #include "gradcheck/network_specs.h"
@@ -72,6 +73,18 @@ int check_models(const std::string& only, int order) {
     ++n;
     failed += !r.ok;
     print_row(spec.name + (spec.recurrent && !spec.thesis_bptt ? "" : " (dot tests)"), r);
+  }
+  // the gated autoencoders and pyramids (issue 22): their losses, and Gauss-Newton against Jᵀ H J
+  for (const check::GatedSpec& spec : check::gated_specs()) {
+    if (!only.empty() && only != spec.kind && spec.name != only) continue;
+    check::Options opt;
+    opt.order = order;
+    const check::Report r = check::check_gated(spec, opt), gn = check::check_gated_gauss_newton(spec);
+    n += 2;
+    failed += !r.ok + !gn.ok;
+    print_row(spec.name, r);
+    fmt::print("{:<30} {}  worst {:.1e}  (G v against Jᵀ H J v: finite differences, H by hand){}{}\n",
+               spec.name + " gauss-newton", gn.ok ? "PASS" : "FAIL", gn.worst, gn.ok ? "" : "  ", gn.failure);
   }
   if (n == 0) {
     fmt::print(stderr, "tapegrad gradcheck: no model spec named '{}'\n", only);

@@ -1,5 +1,5 @@
 // tapegrad models: every registered model (sequence models, feedforward networks, the arm controller, the temporal
-// Boltzmann machines) with its seed
+// Boltzmann machines, the gated autoencoders and pyramids) with its seed
 // document(s) and a one-line description.
 #include <fmt/format.h>
 
@@ -26,6 +26,16 @@ Run add_models(CLI::App&) {
                "temporal RBM with m delay taps (links hh, vh, vv), mean-field filtering, CD at every frame");
     fmt::print("{:<22} {:<20} {}\n", "", "", "(tasks bouncing_balls, bouncing_balls_kl; optimizers sgd, momentum, nag, "
                "rmsprop, adam)");
+    fmt::print("\n{:<22} {:<20} {}\n", "gated (frame pairs)", "seed", "description");
+    fmt::print("{:<22} {:<20} {}\n", "fgae", "004 §1.7",
+               "factored gated autoencoder (eqs 6.1-6.2): mapping units relate two frames; symmetric, denoising");
+    fmt::print("{:<22} {:<20} {}\n", "pair_ae", "004 §1.7",
+               "its baseline: a sigmoid autoencoder of both frames with the FGAE's parameter count");
+    fmt::print("{:<22} {:<20} {}\n", "pgp", "004 §1.8",
+               "predictive gating pyramid (velocity, acceleration, jerk layers): closed-loop k-step prediction");
+    fmt::print("{:<22} {:<20} {}\n", "cpgp", "004 §1.9",
+               "conditional PGP: inputs act on the top units through a sigmoid layer (cond_mode add or preact)");
+    fmt::print("{:<22} {:<20} {}\n", "", "", "(tasks image_pairs, transformed_video, sine_walk; docs/gated.md)");
     return 0;
   };
 }

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "models/loss.h"
 #include "models/reaching.h"
+#include "models/gating_pyramid_objective.h"
 #include "models/temporal_rbm_objective.h"
 #include "optim/distributed.h"
 #include "riemannian/optimizer.h"
@@ -76,6 +77,19 @@ struct SizeFiller {
   }
 };
 
+// Structural damping weighs a recurrent model's hidden pre-activations; a model without such a block (a
+// feedforward network, the gated models) would record HF's mu in config.json without acting on it: mu is
+// 0 for them, and asking for more is an error.
+void hf_without_structural_damping(RunConfig& cfg, const std::string& what) {
+  if (cfg.optimizer != "hf") return;
+  const nlohmann::json& o = cfg.optimizer_options;
+  if (o.is_object() && o.contains("mu") && o["mu"].is_number() && o["mu"].get<double>() != 0)
+    throw Error(fmt::format("optimizer 'hf': structural damping (mu={}) acts on a recurrent model's hidden "
+                            "pre-activations, which {} does not have: drop mu or set it to 0",
+                            o["mu"].dump(), what));
+  cfg.optimizer_options["mu"] = 0.0;
+}
+
 void make_network(RunSetup& run, RunConfig& cfg, const models::NetworkInfo& info, const tasks::Signature& sig) {
   if (sig.symbolic_input)
     throw Error(fmt::format("network '{}' reads dense vectors, but task '{}' gives symbols", cfg.model, cfg.task));
@@ -89,17 +103,7 @@ void make_network(RunSetup& run, RunConfig& cfg, const models::NetworkInfo& info
   fill("out", sig.output_dim);
   fill("output", models::output_kind_name(sig.output));
   cfg.model_options = models::resolve(info, opts);
-  // Structural damping weighs a recurrent model's hidden pre-activations; a network has no such block,
-  // so HF's mu would be recorded in config.json without acting: it is 0 for networks, and asking for
-  // more is an error.
-  if (cfg.optimizer == "hf") {
-    const nlohmann::json& o = cfg.optimizer_options;
-    if (o.is_object() && o.contains("mu") && o["mu"].is_number() && o["mu"].get<double>() != 0)
-      throw Error(fmt::format("optimizer 'hf': structural damping (mu={}) acts on a recurrent model's hidden "
-                              "pre-activations, which network '{}' does not have: drop mu or set it to 0",
-                              o["mu"].dump(), cfg.model));
-    cfg.optimizer_options["mu"] = 0.0;
-  }
+  hf_without_structural_damping(cfg, fmt::format("network '{}'", cfg.model));
   Rng init_rng(cfg.seed);
   auto net = info.make(cfg.model_options, cfg.dtype == "float64" ? DType::f64 : DType::f32, init_rng);
   auto objective = std::make_unique<models::NetworkObjective>(
@@ -157,6 +161,41 @@ void make_temporal_rbm(RunSetup& run, RunConfig& cfg, const tasks::Signature& si
   run.objective = std::make_unique<models::TemporalRbmObjective>(std::move(model));
 }
 
+// The gated autoencoders and pyramids on frame sequences (tasks image_pairs, transformed_video,
+// sine_walk): frames are the task's outputs; what the inputs hold beyond a frame conditions the CPGP.
+void make_gated(RunSetup& run, RunConfig& cfg, const tasks::Signature& sig) {
+  if (!dynamic_cast<const tasks::Task*>(run.train.get()) || sig.symbolic_input || sig.output != tasks::OutputKind::linear ||
+      sig.input_dim < sig.output_dim)
+    throw Error(fmt::format("model '{}' learns frame sequences: train it on image_pairs, transformed_video or "
+                            "sine_walk, not '{}'",
+                            cfg.model, cfg.task));
+  if (!cfg.objective_options.is_null() && !cfg.objective_options.empty())
+    throw Error(fmt::format("model '{}' defines its own loss; objective_options {} do not apply", cfg.model,
+                            cfg.objective_options.dump()));
+  const int64_t cond = sig.input_dim - sig.output_dim;
+  if (cond > 0 && cfg.model != "cpgp")
+    throw Error(fmt::format("task '{}' gives {} conditioning inputs beside each frame: only cpgp reads them, not '{}'",
+                            cfg.task, cond, cfg.model));
+  hf_without_structural_damping(cfg, fmt::format("model '{}'", cfg.model));
+  nlohmann::json mopts = cfg.model_options.is_null() ? nlohmann::json::object() : cfg.model_options;
+  const DType dt = cfg.dtype == "float64" ? DType::f64 : DType::f32;
+  Rng init_rng(cfg.seed);
+  if (cfg.model == "pair_ae") {
+    const SizeFiller fill{models::pair_autoencoder_defaults(), mopts, cfg};
+    fill("frame", sig.output_dim);
+    cfg.model_options = models::resolve_pair_autoencoder_options(mopts);
+    run.objective = std::make_unique<models::GatedObjective>(
+        models::PairAutoencoder(models::pair_autoencoder_options(cfg.model_options), dt, init_rng));
+    return;
+  }
+  const SizeFiller fill{models::gating_pyramid_defaults(cfg.model), mopts, cfg};
+  fill("frame", sig.output_dim);
+  fill("cond", cond);
+  cfg.model_options = models::resolve_gating_pyramid_options(cfg.model, mopts);
+  run.objective = std::make_unique<models::GatedObjective>(
+      models::GatingPyramid(models::gating_pyramid_options(cfg.model, cfg.model_options), dt, init_rng));
+}
+
 void make_sequence_model(RunSetup& run, RunConfig& cfg, const tasks::Signature& sig) {
   const tasks::Task* task = dynamic_cast<const tasks::Task*>(run.train.get());
   if (!task)
@@ -198,6 +237,7 @@ RunSetup make_run(RunConfig cfg) {
   const bool reaching = dynamic_cast<const tasks::ReachTask*>(run.train.get()) != nullptr;
   if (cfg.model == "controller") make_controller(run, cfg);
   else if (models::is_temporal_rbm(cfg.model)) make_temporal_rbm(run, cfg, sig);
+  else if (models::is_gating_pyramid(cfg.model) || cfg.model == "pair_ae") make_gated(run, cfg, sig);
   else if (reaching)
     throw Error(fmt::format("task '{}' is an arm to control: train model 'controller' on it, not '{}'", cfg.task,
                             cfg.model));
@@ -214,6 +254,10 @@ RunConfig with_current_defaults(RunConfig c) {
     c.model_options = models::resolve_controller_options(c.model_options);
   } else if (models::is_temporal_rbm(c.model)) {
     c.model_options = models::resolve_temporal_rbm_options(c.model, c.model_options);
+  } else if (models::is_gating_pyramid(c.model)) {
+    c.model_options = models::resolve_gating_pyramid_options(c.model, c.model_options);
+  } else if (c.model == "pair_ae") {
+    c.model_options = models::resolve_pair_autoencoder_options(c.model_options);
   } else if (const models::NetworkInfo* net = models::find_network(c.model)) {
     c.model_options = models::resolve(*net, c.model_options);
     c.objective_options = models::to_json(models::network_objective_options_from_json(c.objective_options));
