@@ -37,6 +37,7 @@ class GatedObjective : public optim::Objective {
   optim::Built build(Graph& g, const tasks::Batch& b) const;
   void draw_noise(tasks::Data& b, Rng& rng) override;
   void at_iteration(int64_t it) override { iteration_ = it; }
+  const GatingPyramid* pyramid() const { return pyramid_ ? &*pyramid_ : nullptr; }  // null for pair_ae
   // The layer being pre-trained at the current iteration (1-based), or 0: the prediction loss. fgae: 1.
   int stage() const;
 

@@ -1,5 +1,6 @@
 // tapegrad train / eval / sample: training runs of the model zoo on the tasks, and their use.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <algorithm>
@@ -205,7 +206,11 @@ Run add_eval(CLI::App& app) {
   auto task = std::make_shared<std::string>();
   auto seed = std::make_shared<uint64_t>(12345);
   auto count = std::make_shared<int64_t>(10000);
+  auto task_sets = std::make_shared<std::vector<std::string>>();
   app.add_option("--run", *dir, "run directory")->required();
+  app.add_option("--task-set", *task_sets,
+                 "key=value over the run's task options, for fresh sequences of another kind (steps=60: longer "
+                 "ones; part=gap: held-out frequencies)");
   app.add_option("--data", *data, "a text file (scored with the run's vocabulary) or a task file (tasks --dump)");
   app.add_option("--task", *task, "score on fresh sequences of this task (default: the run's own)");
   app.add_option("--seed", *seed, "seed of the fresh test sequences (the same as tasks --dump --seed)");
@@ -252,11 +257,17 @@ Run add_eval(CLI::App& app) {
       }
       t = owned.get();
       what = *data;
-    } else if (!task->empty() && *task != cfg.task) {
+    } else if ((!task->empty() && *task != cfg.task) || !task_sets->empty()) {
       nlohmann::json o = cfg.task_options;
-      owned = tasks::make_dataset(*task, o);
+      for (const std::string& a : *task_sets) apply_set(o, a);
+      const std::string name = task->empty() ? cfg.task : *task;
+      owned = tasks::make_dataset(name, o);
+      if (!tasks::same_inputs_and_outputs(r.run.train->signature(), owned->signature()))
+        throw Error(fmt::format("eval: task '{}' with {} gives inputs and outputs that run {} does not read", name,
+                                o.dump(), *dir));
       t = owned.get();
-      what = fmt::format("{} (fresh, seed {})", *task, *seed);
+      what = task_sets->empty() ? fmt::format("{} (fresh, seed {})", name, *seed)
+                                : fmt::format("{} with {} (fresh, seed {})", name, fmt::join(*task_sets, ", "), *seed);
     } else {
       t = r.run.test ? r.run.test.get() : r.run.train.get();
       what = r.run.test             ? fmt::format("{} (test part)", cfg.task)

@@ -14,6 +14,7 @@ Run add_eval(CLI::App& app);
 Run add_sample(CLI::App& app);
 Run add_reconstruct(CLI::App& app);
 Run add_video(CLI::App& app);
+Run add_gated(CLI::App& app);
 Run add_plot(CLI::App& app);
 Run add_tasks(CLI::App& app);
 Run add_ollivier(CLI::App& app);

@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
       tg::cli::add_reconstruct);
   reg("video", "a video model's next-frame predictions (and a temporal RBM's own continuation) beside the true "
       "frames, as a PNG grid", tg::cli::add_video);
+  reg("gated", "a gated model's predictions beside the truth (PNG grid or waveforms), or its factor filter pairs",
+      tg::cli::add_gated);
   reg("plot", "training curves of a run (metrics.jsonl) as a PNG, via gnuplot", tg::cli::add_plot);
   reg("tasks", "list the tasks; --dump NAME writes generated sequences to a task file, --check FILE validates one",
       tg::cli::add_tasks);
