@@ -30,7 +30,9 @@ TEST(Registry, EveryTaskSamplesWhatItsSignatureSays) {
                                              // reaching tasks (tests/tasks/reaching_test.cc)
                                              "center_out", "postural", "ddn",
                                              // video (tests/tasks/video_test.cc)
-                                             "bouncing_balls", "bouncing_balls_kl"};
+                                             "bouncing_balls", "bouncing_balls_kl",
+                                             // gated models (tests/tasks/gated_tasks_test.cc)
+                                             "image_pairs", "transformed_video", "sine_walk"};
   std::vector<std::string> names;
   for (const TaskInfo& info : registry()) names.push_back(info.name);
   EXPECT_EQ(names, expected);
@@ -38,7 +40,8 @@ TEST(Registry, EveryTaskSamplesWhatItsSignatureSays) {
     SCOPED_TRACE(info.name);
     if (info.name.find("image") != std::string::npos || info.name.find("mnist") != std::string::npos ||
         info.name == "curves" || info.name == "center_out" || info.name == "postural" || info.name == "ddn" ||
-        info.name.starts_with("bouncing_balls"))
+        info.name.starts_with("bouncing_balls") || info.name == "image_pairs" || info.name == "transformed_video" ||
+        info.name == "sine_walk")
       continue;
     EXPECT_FALSE(info.description.empty());
     EXPECT_FALSE(info.seed.empty());
