@@ -178,7 +178,8 @@ std::unique_ptr<Dataset> make_sine_walk(const nlohmann::json& cfg) {
   s.frame = o.integer("frame", 1, 100'000);
   s.steps = o.integer("steps", 2, 1'000'000);
   const int64_t seed_frames = o.integer("seed_frames", 1, s.steps - 1);
-  s.codes = o.integer("codes", 2, 10'000);
+  s.codes = o.integer("codes", 0, 10'000);  // 0: frames alone (the pyramid without inputs, a baseline)
+  if (s.codes == 1) o.fail("codes", "must be 0 (no code) or at least 2 (got 1)");
   s.omega_lo = o.number("omega_lo", 0, std::numbers::pi, /*lo_open=*/true, /*hi_open=*/true);
   s.omega_hi = o.number("omega_hi", s.omega_lo, std::numbers::pi, /*lo_open=*/true);
   s.gap_lo = o.number("gap_lo", s.omega_lo, s.omega_hi, true, true);

@@ -25,7 +25,7 @@ double reflect(double x, double lo, double hi) {
 void check_spec(const SineWalkSpec& s) {
   auto bad = [](const std::string& what) { throw Error("sine walk: " + what); };
   if (s.frame < 1 || s.steps < 1) bad(fmt::format("frame and steps must be at least 1 (got {}, {})", s.frame, s.steps));
-  if (s.codes < 2) bad(fmt::format("codes must be at least 2 (got {})", s.codes));
+  if (s.codes == 1 || s.codes < 0) bad(fmt::format("codes must be 0 (no code) or at least 2 (got {})", s.codes));
   if (!(0 < s.omega_lo && s.omega_lo < s.gap_lo && s.gap_lo < s.gap_hi && s.gap_hi < s.omega_hi &&
         s.omega_hi <= std::numbers::pi))
     bad(fmt::format("need 0 < omega_lo < gap_lo < gap_hi < omega_hi <= pi (got {}, {}, {}, {})", s.omega_lo, s.gap_lo,
@@ -34,6 +34,7 @@ void check_spec(const SineWalkSpec& s) {
 }
 
 std::vector<double> frequency_code(const SineWalkSpec& s, double omega) {
+  if (s.codes == 0) return {};
   const double spacing = (s.omega_hi - s.omega_lo) / static_cast<double>(s.codes - 1);
   std::vector<double> code(static_cast<size_t>(s.codes));
   double sum = 0;

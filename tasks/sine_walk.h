@@ -25,7 +25,7 @@ enum class FrequencyBand { train, gap, all };
 struct SineWalkSpec {
   int64_t frame = 10;  // samples per frame
   int64_t steps = 20;  // frames per sequence
-  int64_t codes = 16;  // K, bumps of the frequency code
+  int64_t codes = 16;  // K, bumps of the frequency code; 0: no code (the inputs are the frames alone)
   double omega_lo = 0.1, omega_hi = 0.5;  // rad/sample
   double gap_lo = 0.25, gap_hi = 0.30;    // the band held out of "train"
   double walk = 0.01;                     // std of ω's step per frame
@@ -40,11 +40,11 @@ struct SineWalkSequence {
   std::vector<float> samples;       // [steps, frame]: sin φ_n
 };
 
-// Throws tg::Error unless 0 < omega_lo < gap_lo < gap_hi < omega_hi <= π, sizes >= 1 (codes >= 2), walk >= 0.
+// Throws tg::Error unless 0 < omega_lo < gap_lo < gap_hi < omega_hi <= π, sizes >= 1 (codes 0 or >= 2), walk >= 0.
 void check_spec(const SineWalkSpec& spec);
 // One sequence, drawn from rng.
 SineWalkSequence sine_walk(const SineWalkSpec& spec, Rng& rng);
-// The soft one-hot code of ω: spec.codes values summing to 1.
+// The soft one-hot code of ω: spec.codes values summing to 1 (none when codes is 0).
 std::vector<double> frequency_code(const SineWalkSpec& spec, double omega);
 
 }  // namespace tg::tasks

@@ -366,3 +366,18 @@ TEST(GatedTasks, BadOptionsAreErrorsNamingTheOption) {
 
 }  // namespace
 }  // namespace tg::tasks
+
+namespace tg::tasks {
+namespace {
+// codes 0: the inputs are the frames alone, for the pyramid without inputs (the CPGP's baseline).
+TEST(GatedTasks, SineWalkWithoutCodeGivesFramesAlone) {
+  auto task = make("sine_walk", {{"codes", 0}});
+  EXPECT_EQ(task->signature().input_dim, 10);
+  EXPECT_EQ(task->signature().output_dim, 10);
+  Rng rng(5);
+  const Batch b = task->sample(3, rng);
+  for (int64_t t = 0; t + 1 < b.steps(); ++t)
+    for (int64_t i = 0; i < 30; ++i) ASSERT_EQ(b.targets.dense[t].at(i), b.inputs.dense[t + 1].at(i));
+}
+}  // namespace
+}  // namespace tg::tasks

@@ -1,0 +1,21 @@
+# Sourced by the experiment scripts: train_lane OUT ARGS... trains one run into OUT with `tapegrad train
+# ARGS`, resuming from OUT's checkpoint when there is one, and marks it OUT/done when the run ends by its
+# own budget (exit 0) or diverges (exit 3, kept as a result); a run cut short (killed, a session's end)
+# resumes at the next invocation. Progress goes to OUT.log, the summary line to OUT/summary.txt.
+train_lane() {
+  local out=$1
+  shift
+  [ -f "$out/done" ] && return 0
+  local args=("$@")
+  [ -f "$out/checkpoint.npz" ] && args+=(--resume)
+  mkdir -p "$(dirname "$out")"
+  echo "$(date +%T) $out" >&2
+  local code=0
+  "$TG" train "${args[@]}" --out "$out" > "$out.summary" 2> "$out.log" || code=$?
+  if [ $code -ne 0 ] && [ $code -ne 3 ]; then
+    echo "run $out stopped with exit $code (see $out.log)" >&2
+    return $code
+  fi
+  mv "$out.summary" "$out/summary.txt"
+  touch "$out/done"
+}
