@@ -164,8 +164,9 @@ void make_temporal_rbm(RunSetup& run, RunConfig& cfg, const tasks::Signature& si
 // The gated autoencoders and pyramids on frame sequences (tasks image_pairs, transformed_video,
 // sine_walk): frames are the task's outputs; what the inputs hold beyond a frame conditions the CPGP.
 void make_gated(RunSetup& run, RunConfig& cfg, const tasks::Signature& sig) {
-  if (!dynamic_cast<const tasks::Task*>(run.train.get()) || sig.symbolic_input || sig.output != tasks::OutputKind::linear ||
-      sig.input_dim < sig.output_dim)
+  static const char* const kFrameTasks[] = {"image_pairs", "transformed_video", "sine_walk"};
+  if (std::find(std::begin(kFrameTasks), std::end(kFrameTasks), cfg.task) == std::end(kFrameTasks) ||
+      sig.output != tasks::OutputKind::linear || sig.input_dim < sig.output_dim)
     throw Error(fmt::format("model '{}' learns frame sequences: train it on image_pairs, transformed_video or "
                             "sine_walk, not '{}'",
                             cfg.model, cfg.task));

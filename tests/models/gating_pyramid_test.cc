@@ -79,6 +79,39 @@ TEST(GatedModels, PredictionsReadOnlyTheSeedFrames) {
   }
 }
 
+// The CPGP's inputs at a step act on that step's prediction (not on earlier ones), in both readings, which
+// differ.
+TEST(GatedModels, ConditionalPyramidPredictionsFollowItsInputs) {
+  std::vector<std::vector<Tensor>> by_mode;
+  for (const char* mode : {"add", "preact"}) {
+    Rng init(3), data(4);
+    GatingPyramidOptions o = pyramid("cpgp", 3, 5, 2);
+    o.cond_mode = mode;
+    GatedObjective obj(GatingPyramid(o, DType::f64, init));
+    const tasks::Batch plain = shift_batch(2, 5, 7, 4, data);
+    tasks::Batch b = plain;  // inputs: the frame, then 2 conditioning values
+    for (int64_t t = 0; t < b.steps(); ++t) {
+      std::vector<double> in;
+      for (int64_t r = 0; r < 2; ++r) {
+        for (int64_t i = 0; i < 5; ++i) in.push_back(plain.inputs.dense[t].at(r * 5 + i));
+        in.push_back(0.5), in.push_back(0.25 * static_cast<double>(t));
+      }
+      b.inputs.dense[t] = Tensor::from({2, 7}, in, DType::f32);
+    }
+    const std::vector<Tensor> base = obj.evaluate(obj.params().values(), b)->output_values();
+    tasks::Batch other = b;
+    other.inputs.dense[3] = Tensor::full({2, 7}, 0.9, DType::f32);  // the first predicted step's inputs
+    const std::vector<Tensor> moved = obj.evaluate(obj.params().values(), other)->output_values();
+    for (size_t t = 0; t < 3; ++t)
+      for (int64_t i = 0; i < base[t].size(); ++i) ASSERT_EQ(base[t].at(i), moved[t].at(i)) << mode << " step " << t;
+    double change = 0, size = 0;
+    for (int64_t i = 0; i < base[3].size(); ++i) change += std::abs(base[3].at(i) - moved[3].at(i)), size += std::abs(base[3].at(i));
+    EXPECT_GT(change, 1e-3 * size) << mode << ": a step's inputs act on its prediction";
+    by_mode.push_back(base);
+  }
+  EXPECT_NE(by_mode[0][3].at(0), by_mode[1][3].at(0)) << "add and preact are different readings";
+}
+
 TEST(GatedModels, BatchSplitsFramesConditionsAndSeed) {
   Rng data(4);
   const tasks::Batch b = shift_batch(2, 5, 6, 3, data);

@@ -56,6 +56,13 @@ expect trbm_bad_links "links 'hh,xx' has 'xx'" -- train --model trbm --task boun
 expect trbm_too_big "taps 900.: more than 2.5e8" -- train --model trbm --task bouncing_balls --optimizer sgd --set model_options.taps=900 --set model_options.links=vv --out run1
 expect rtrbm_taps "option 'taps'" -- train --model rtrbm --task bouncing_balls --optimizer sgd --set model_options.taps=2 --out run1
 expect balls_bad_steps "steps must be at least 2" -- train --model rtrbm --task bouncing_balls --optimizer sgd --set task_options.steps=1 --out run1
+expect pgp_on_sequences "model 'pgp' learns frame sequences: train it on image_pairs" -- train --model pgp --task addition --optimizer adam --out run1
+expect pgp_with_inputs "gives 16 conditioning inputs beside each frame: only cpgp reads them" -- train --model pgp --task sine_walk --out run1
+expect cpgp_without_inputs "the CPGP needs some" -- train --model cpgp --task transformed_video --out run1
+expect pgp_short_sizes "option 'factors' lists 2 sizes for 3 layers" -- train --model pgp --task transformed_video --set model_options.factors=[10,10] --set model_options.layers=3 --out run1
+expect pgp_seed_too_short "3 layers infer their top mapping from 4 frames; the data gives 2 seed frames" -- train --model pgp --task transformed_video --set model_options.layers=3 --set task_options.seed_frames=2 --steps 2 --out run1
+expect pgp_with_mu "which model 'pgp' does not have: drop mu" -- train --model pgp --task transformed_video --optimizer hf --set optimizer_options.mu=0.1 --out run1
+expect sine_codes_one "option .codes. must be 0 .no code. or at least 2" -- train --model cpgp --task sine_walk --set task_options.codes=1 --out run1
 expect ddn_bad_part "option 'part'" -- train --model controller --task ddn --set task_options.part=dev --out run1
 expect trajectories_no_run "does not exist|no such file|cannot open" -- plot --run nowhere --trajectories
 expect ollivier_rnn_blocks "needs a gated model"       -- ollivier --model ollivier_rnn --transition rbpm --options '{"pairs":1,"n_min":3,"n_max":4}' --max-passes 2

@@ -2,11 +2,13 @@
 # Kills `tapegrad train` with SIGKILL at 20+ random moments after its first checkpoint. After every
 # kill the checkpoint must load, and the run continued with --resume must end bit-identical
 # (parameters, optimizer state, metrics) to an uninterrupted run with the same seed and thread count.
-# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise|network|control|video]   (optimizer: any of train's, riemannian included)
+# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise|network|control|video|gated]   (optimizer: any of train's, riemannian included)
 # With "noise", training uses dropout and weight noise, drawn from the checkpointed RNG. With "network",
 # the run is a feedforward autoencoder with dropout on images of an IDX file (the image data path). With
 # "control", the arm controller on DDN's fresh reaches (tasks/reaching.h). With "video", the RTRBM on fresh
-# bouncing balls: its Gibbs chains drawn from each batch's seed, CD-k switching k mid-run.
+# bouncing balls: its Gibbs chains drawn from each batch's seed, CD-k switching k mid-run. With "gated", a
+# 2-layer predictive gating pyramid: each layer pre-trained as a denoising autoencoder (corruption drawn
+# from each batch's seed), the loss switching at iterations 200 and 400 (HF: 50, 100), then closed-loop prediction.
 set -euo pipefail
 TG=$1
 OPT=${2:-adam}
@@ -52,6 +54,15 @@ if [ "$NOISE" = video ]; then
         --set task_options.size=8 --set task_options.steps=8 --set model_options.hidden=12
         --set model_options.cd_k=2 --set model_options.cd_k_late=3 --set model_options.cd_switch=300
         --set model_options.predict_gibbs=2 --set batch=2 --set eval_every=5 --set eval_batch=4 --set checkpoint_every=1)
+fi
+if [ "$NOISE" = gated ]; then
+  STEPS=6000; [ "$OPT" = hf ] && STEPS=1500
+  args=(--model pgp --task transformed_video --optimizer "$OPT" --seed 7 --steps $STEPS --quiet
+        --set task_options.size=5 --set task_options.steps=6 --set task_options.seed_frames=3
+        --set model_options.layers=2 --set model_options.factors=8 --set model_options.mappings=4
+        --set model_options.pretrain_steps=200 --set batch=20 --set curvature_batch=10
+        --set eval_every=5 --set eval_batch=20 --set checkpoint_every=1)
+  [ "$OPT" = hf ] && args+=(--set model_options.pretrain_steps=50 --set optimizer_options.max_cg=20)
 fi
 [ "$NOISE" = noise ] && args+=(--set objective_options.input_dropout=0.2 --set objective_options.output_dropout=0.3
                                --set objective_options.weight_noise=0.01)
