@@ -1,7 +1,7 @@
 // tapegrad gated: what a gated model (fgae, pair_ae, pgp, cpgp: models/gating_pyramid.h) learned, made
 // visible. By default its outputs on fresh sequences of its task beside the truth: for image frames a PNG
 // grid (per sequence a row of true frames above the row of the model's, grey where the model is given
-// the frame), for one-dimensional frames (sine_walk) the waveforms drawn with gnuplot, the seed shaded;
+// the frame; pairs side by side), for one-dimensional frames (sine_walk) the waveforms drawn with gnuplot, the seed shaded;
 // with the squared error of what it predicts. --filters: the first layer's factor filters, each U_k
 // above its V_k (Memisevic's filter pairs; images only).
 #include <fmt/format.h>
@@ -69,19 +69,23 @@ bool scored(const tasks::Batch& b, int64_t step, int64_t s) {
 void write_frames_png(const tasks::Batch& b, const std::vector<Tensor>& out, int64_t units, int64_t side,
                       const std::string& path, int64_t scale) {
   const int64_t n = b.size(), frames = b.steps() + 1;
-  std::vector<float> cells(static_cast<size_t>(2 * n * frames * units), std::numeric_limits<float>::quiet_NaN());
+  // short sequences (pairs) side by side, so that the grid is about as wide as a video's row
+  const int64_t per_row = std::max<int64_t>(1, std::min<int64_t>(n, 16 / frames)), rows = (n + per_row - 1) / per_row;
+  const int64_t cols = per_row * frames;
+  std::vector<float> cells(static_cast<size_t>(2 * rows * cols * units), std::numeric_limits<float>::quiet_NaN());
   // frames are standardised: ±2.5 standard deviations span black to white
   auto grey = [](double x) { return static_cast<float>(std::clamp(0.5 + x / 5.0, 0.0, 1.0)); };
   for (int64_t s = 0; s < n; ++s)
     for (int64_t t = 0; t < frames; ++t) {
-      float* truth = cells.data() + ((2 * s) * frames + t) * units;
-      float* model = cells.data() + ((2 * s + 1) * frames + t) * units;
+      const int64_t row = s / per_row, col = (s % per_row) * frames + t;
+      float* truth = cells.data() + ((2 * row) * cols + col) * units;
+      float* model = cells.data() + ((2 * row + 1) * cols + col) * units;
       for (int64_t i = 0; i < units; ++i) {
         truth[i] = grey(frame_value(b, t, s, i, units));
         if (t > 0 && scored(b, t - 1, s)) model[i] = grey(out[t - 1].at(s * units + i));
       }
     }
-  write_png_grid(path, cells, ImageGrid{.height = side, .width = side, .rows = 2 * n, .cols = frames, .border = 1,
+  write_png_grid(path, cells, ImageGrid{.height = side, .width = side, .rows = 2 * rows, .cols = cols, .border = 1,
                                         .scale = scale});
 }
 
