@@ -3,8 +3,9 @@
 // input at step t holds frame t, the target is frame t + 1 (linear outputs). The first `seed_frames`
 // frames are given to the model: steps t < seed_frames - 1 have no loss, so the model is scored only on
 // the frames it predicts after the seed.
-//   image_pairs        (x, y) pairs of a transformed blob image, for the factored gated autoencoder
-//   transformed_video  blob images rotated or shifted with constant velocity, acceleration or jerk
+//   image_pairs        (x, y) pairs of a transformed image, for the factored gated autoencoder
+//   transformed_video  images rotated or shifted with constant velocity, acceleration or jerk
+//                      (both: images of Gaussian blobs, or with source "fashion_mnist" Fashion-MNIST's)
 //   sine_walk          Krueger's CPGP proof of concept: a sine wave whose frequency walks, its frames
 //                      predicted from the previous frame and a soft one-hot code of the next frequency
 // Measure: the mean squared error per predicted value, over the scored steps.
@@ -17,6 +18,7 @@
 #include "core/options.h"
 #include "tasks/families.h"
 #include "tasks/generated.h"
+#include "tasks/images.h"
 #include "tasks/sine_walk.h"
 #include "tasks/transformed_images.h"
 
@@ -133,12 +135,22 @@ std::optional<double> optional_rate(const OptionReader& o, const std::string& ke
   return o.number(key, 0, hi);
 }
 
+bool is_set(const OptionReader& o, const std::string& key) { return o.has(key) && !o.json().at(key).is_null(); }
+
+// The pictures are not read here: make_transformed loads them once the options have all been checked.
 TransformedImagesSpec transformed_spec(const OptionReader& o) {
   TransformedImagesSpec s;
-  s.size = o.integer("size", 2, 128);
+  const bool blobs = o.choice("source", {"blobs", "fashion_mnist"}) == "blobs";
+  // size, dots, blob_sigma null: the source's defaults (13, 25, 1 for blobs; Fashion-MNIST's 28 px)
+  s.size = is_set(o, "size") ? o.integer("size", 2, 128) : blobs ? 13 : 28;
   s.transform = o.choice("transform", {"rotation", "shift"}) == "rotation" ? ImageTransform::rotation : ImageTransform::shift;
-  s.dots = static_cast<int>(o.integer("dots", 1, 10'000));
-  s.blob_sigma = o.number("blob_sigma", 0.25, static_cast<double>(s.size));
+  if (blobs) {
+    if (is_set(o, "dots")) s.dots = static_cast<int>(o.integer("dots", 1, 10'000));
+    if (is_set(o, "blob_sigma")) s.blob_sigma = o.number("blob_sigma", 0.25, static_cast<double>(s.size));
+  } else {
+    for (const char* key : {"dots", "blob_sigma"})
+      if (is_set(o, key)) o.fail(key, "applies to source \"blobs\" only, not \"fashion_mnist\": drop it");
+  }
   // a rotation by more than π per frame looks like one the other way; a shift by more than the frame, like none
   const double most = s.transform == ImageTransform::rotation ? std::numbers::pi : static_cast<double>(s.size);
   s.velocity = optional_rate(o, "velocity", most);
@@ -147,7 +159,11 @@ TransformedImagesSpec transformed_spec(const OptionReader& o) {
   return s;
 }
 
-std::unique_ptr<Dataset> make_transformed(const std::string& name, TransformedImagesSpec spec, int64_t seed_frames) {
+std::unique_ptr<Dataset> make_transformed(const std::string& name, const OptionReader& o, TransformedImagesSpec spec,
+                                          int64_t seed_frames) {
+  // one copy of the 60,000 training images for the task (and any other part or task reading them)
+  if (o.string("source") == "fashion_mnist")
+    spec.pictures = fashion_mnist_pixels(name, kFashionMnistDir, /*train=*/true, /*labels=*/false);
   try {
     return std::make_unique<TransformedImagesTask>(name, spec, seed_frames);
   } catch (const Error& e) {
@@ -160,7 +176,7 @@ std::unique_ptr<Dataset> make_image_pairs(const nlohmann::json& cfg) {
   TransformedImagesSpec spec = transformed_spec(o);
   spec.order = 1;
   spec.steps = 2;
-  return make_transformed("image_pairs", spec, 1);
+  return make_transformed("image_pairs", o, spec, 1);
 }
 
 std::unique_ptr<Dataset> make_transformed_video(const nlohmann::json& cfg) {
@@ -169,7 +185,7 @@ std::unique_ptr<Dataset> make_transformed_video(const nlohmann::json& cfg) {
   spec.order = static_cast<int>(o.integer("order", 1, 3));
   spec.steps = o.integer("steps", 2, 100'000);
   const int64_t seed_frames = o.integer("seed_frames", 1, spec.steps - 1);
-  return make_transformed("transformed_video", spec, seed_frames);
+  return make_transformed("transformed_video", o, spec, seed_frames);
 }
 
 std::unique_ptr<Dataset> make_sine_walk(const nlohmann::json& cfg) {
@@ -197,14 +213,18 @@ std::unique_ptr<Dataset> make_sine_walk(const nlohmann::json& cfg) {
 }  // namespace
 
 void register_gated(std::vector<TaskInfo>& r) {
-  const nlohmann::json images = {{"size", 13},      {"transform", "rotation"}, {"dots", 25},
-                                 {"blob_sigma", 1.0}, {"velocity", nullptr}};
-  r.push_back({"image_pairs", "pairs (x, y) of a blob image and its rotation or shift, for the gated autoencoder; MSE",
+  // size, dots, blob_sigma null: the source's defaults (transformed_spec)
+  const nlohmann::json images = {{"source", "blobs"}, {"size", nullptr},       {"transform", "rotation"},
+                                 {"dots", nullptr},   {"blob_sigma", nullptr}, {"velocity", nullptr}};
+  r.push_back({"image_pairs",
+               "pairs (x, y) of an image (blobs or Fashion-MNIST) and its rotation or shift, for the gated "
+               "autoencoder; MSE",
                "004 §1.7", images, make_image_pairs});
   nlohmann::json video = images;
   video.update({{"order", 1}, {"acceleration", nullptr}, {"jerk", nullptr}, {"steps", 10}, {"seed_frames", 4}});
   r.push_back({"transformed_video",
-               "blob images rotated or shifted with constant velocity, acceleration or jerk, next frame; MSE",
+               "images (blobs or Fashion-MNIST) rotated or shifted with constant velocity, acceleration or jerk, "
+               "next frame; MSE",
                "004 §1.8", video, make_transformed_video});
   r.push_back({"sine_walk",
                "a sine wave whose frequency walks, next frame of 10 samples given a code of its frequency; MSE",

@@ -80,4 +80,13 @@ class ImageSet : public Dataset {
 // 1/255, others must already lie in [0, 1]; labels must match the image count. Errors name the file.
 ImageSet::Pixels read_idx_images(const std::string& images_path, const std::string& labels_path = "");
 
+// Where Debian's dataset-fashion-mnist puts the files (scripts/setup.sh installs it).
+inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+
+// Fashion-MNIST's training (60,000) or test (10,000) images in `dir`, with their labels if asked: one copy
+// however many tasks read them. A file missing from kFashionMnistDir is an error of task `task` that says
+// how to install it.
+std::shared_ptr<const ImageSet::Pixels> fashion_mnist_pixels(const std::string& task, const std::string& dir,
+                                                             bool train, bool labels);
+
 }  // namespace tg::tasks

@@ -1,11 +1,16 @@
 // The gated models' tasks (tasks/gated_tasks.cc) and their generators (tasks/transformed_images.h,
 // tasks/sine_walk.h): next-frame layouts with unscored seed steps, fresh draws by seed, frames that are
-// the blobs moved by the drawn motion and standardised per sequence, a sine that follows its walking
-// frequency inside its band, and the MSE measure.
+// the blobs (or a Fashion-MNIST picture) moved by the drawn motion and standardised per sequence, a sine
+// that follows its walking frequency inside its band, and the MSE measure.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <memory>
+#include <numbers>
+#include <set>
+#include <span>
 
 #include "tasks/example.h"
 #include "tasks/sine_walk.h"
@@ -340,6 +345,9 @@ TEST(GatedTasks, BadOptionsAreErrorsNamingTheOption) {
            {"transformed_video", {{"dots", 0}}, {"'dots'"}},
            {"transformed_video", {{"blob_sigma", 0}}, {"'blob_sigma'"}},
            {"transformed_video", {{"transform", "shift"}, {"order", 3}, {"steps", 1000}}, {"'transformed_video'", "blobs", "steps"}},
+           {"transformed_video", {{"source", "mnist"}}, {"'source'", "blobs, fashion_mnist"}},
+           {"image_pairs", {{"source", "fashion_mnist"}, {"dots", 25}}, {"'image_pairs'", "'dots'", "\"blobs\" only"}},
+           {"transformed_video", {{"source", "fashion_mnist"}, {"blob_sigma", 1}}, {"'blob_sigma'", "\"blobs\" only"}},
            {"image_pairs", {{"order", 2}}, {"'image_pairs'", "unknown option 'order'"}},
            {"image_pairs", {{"steps", 3}}, {"unknown option 'steps'"}},
            {"sine_walk", {{"steps", 4}, {"seed_frames", 4}}, {"'sine_walk'", "'seed_frames'"}},
@@ -379,5 +387,192 @@ TEST(GatedTasks, SineWalkWithoutCodeGivesFramesAlone) {
   for (int64_t t = 0; t + 1 < b.steps(); ++t)
     for (int64_t i = 0; i < 30; ++i) ASSERT_EQ(b.targets.dense[t].at(i), b.inputs.dense[t + 1].at(i));
 }
+}  // namespace
+}  // namespace tg::tasks
+
+namespace tg::tasks {
+namespace {
+
+// Pictures (source fashion_mnist) and the unchanged blobs.
+
+// Seed 5's first blob pair, as the generator drew it before pictures came (and tapegrad tasks --dump
+// image_pairs --seed 5 printed it): adding sources must not change the blobs' sequences.
+TEST(GatedTasks, BlobSequencesAreThoseOfBefore) {
+  auto task = make("image_pairs", {});
+  Rng rng(5);
+  const Batch b = task->sample(1, rng);
+  EXPECT_NEAR(b.inputs.dense[0].at(0), -0.83109754, 1e-7);
+  EXPECT_NEAR(b.inputs.dense[0].at(1), -0.6651586, 1e-7);
+  EXPECT_NEAR(b.inputs.dense[0].at(2), -1.0027598, 1e-7);
+}
+
+// A 28x28 picture with no symmetry, so that every wrong index shows.
+std::vector<float> uneven_picture(int64_t h = 28, int64_t w = 28) {
+  std::vector<float> p(static_cast<size_t>(h * w));
+  for (size_t k = 0; k < p.size(); ++k) p[k] = static_cast<float>((k * 7919 % 997) / 997.0);
+  return p;
+}
+
+TEST(GatedTasks, APictureAtRestIsThePictureOrItsCentredWindow) {
+  const std::vector<float> pic = uneven_picture();
+  for (ImageTransform transform : {ImageTransform::rotation, ImageTransform::shift}) {
+    const std::vector<double> f = render_picture(pic, 28, 28, 28, transform, {0, 0});
+    for (size_t k = 0; k < pic.size(); ++k) ASSERT_EQ(f[k], pic[k]) << k;
+  }
+  // 20 px: the centre crop (4 px off each side); 32 px: the picture inside a black border of 2 px
+  const std::vector<double> crop = render_picture(pic, 28, 28, 20, ImageTransform::shift, {0, 0});
+  for (int64_t i = 0; i < 20; ++i)
+    for (int64_t j = 0; j < 20; ++j) ASSERT_EQ(crop[i * 20 + j], pic[(i + 4) * 28 + j + 4]) << i << " " << j;
+  const std::vector<double> big = render_picture(pic, 28, 28, 32, ImageTransform::rotation, {0, 0});
+  for (int64_t i = 0; i < 32; ++i)
+    for (int64_t j = 0; j < 32; ++j) {
+      const bool inside = i >= 2 && i < 30 && j >= 2 && j < 30;
+      ASSERT_EQ(big[i * 32 + j], inside ? pic[(i - 2) * 28 + j - 2] : 0.0f) << i << " " << j;
+    }
+}
+
+TEST(GatedTasks, ShiftsMoveThePictureAndInterpolateBetweenPixels) {
+  const std::vector<float> pic = uneven_picture();
+  auto px = [&](int64_t r, int64_t k) { return r >= 0 && r < 28 && k >= 0 && k < 28 ? pic[r * 28 + k] : 0.0; };
+  // s = (3, -2) px: what was at (x, y) is at (x + 3, y - 2); what comes in from outside is black
+  const std::vector<double> f = render_picture(pic, 28, 28, 28, ImageTransform::shift, {3, -2});
+  for (int64_t i = 0; i < 28; ++i)
+    for (int64_t j = 0; j < 28; ++j) ASSERT_EQ(f[i * 28 + j], px(i + 2, j - 3)) << i << " " << j;
+  // half a pixel right: the mean of each pixel and its left neighbour (bilinear)
+  const std::vector<double> h = render_picture(pic, 28, 28, 28, ImageTransform::shift, {0.5, 0});
+  for (int64_t i = 0; i < 28; ++i)
+    for (int64_t j = 0; j < 28; ++j) ASSERT_NEAR(h[i * 28 + j], (px(i, j - 1) + px(i, j)) / 2, 1e-12) << i << " " << j;
+}
+
+// A quarter turn maps the grid of pixel centres onto itself when the frame centre is a pixel corner (even
+// sides) or a pixel centre (odd sides): frame θ + π/2 is frame θ turned by 90° exactly, whatever θ (both
+// sample the picture at the same points). y points down, so θ > 0 turns clockwise on screen:
+// pixel (i, j) of the turned frame is pixel (side - 1 - j, i) of the other.
+TEST(GatedTasks, AQuarterTurnOfThePictureIsTheFrameTurnedBy90Degrees) {
+  const std::vector<float> pic = uneven_picture();
+  for (int64_t side : {28, 13}) {
+    for (double theta : {0.0, 0.37}) {
+      SCOPED_TRACE(::testing::Message() << "side " << side << " theta " << theta);
+      const std::vector<double> a = render_picture(pic, 28, 28, side, ImageTransform::rotation, {theta, 0});
+      const std::vector<double> b =
+          render_picture(pic, 28, 28, side, ImageTransform::rotation, {theta + std::numbers::pi / 2, 0});
+      for (int64_t i = 0; i < side; ++i)
+        for (int64_t j = 0; j < side; ++j) ASSERT_NEAR(b[i * side + j], a[(side - 1 - j) * side + i], 1e-9) << i << " " << j;
+    }
+  }
+  // at θ = 0 on 28 px, the turned frame is the picture itself turned
+  const std::vector<double> q = render_picture(pic, 28, 28, 28, ImageTransform::rotation, {std::numbers::pi / 2, 0});
+  for (int64_t i = 0; i < 28; ++i)
+    for (int64_t j = 0; j < 28; ++j) ASSERT_NEAR(q[i * 28 + j], pic[(27 - j) * 28 + i], 1e-9) << i << " " << j;
+}
+
+TEST(GatedTasks, AllBlackPicturesGiveAllZeroSequences) {
+  auto black = std::make_shared<ImageSet::Pixels>();
+  black->count = 2, black->height = black->width = 28;
+  black->values.assign(2 * 28 * 28, 0.0f);
+  TransformedImagesSpec spec;
+  spec.size = 28;
+  spec.pictures = black;
+  Rng rng(3);
+  const TransformedSequence q = transformed_images(spec, rng);
+  EXPECT_EQ(q.scale, 1);
+  for (float v : q.frames) ASSERT_EQ(v, 0.0f);  // standard deviation 0: not scaled, no NaN
+}
+
+// The training images of Debian's dataset-fashion-mnist, kept for the whole test program (the tasks then
+// share this copy), or null when the package is not installed.
+std::shared_ptr<const ImageSet::Pixels> fashion_pictures() {
+  static const std::shared_ptr<const ImageSet::Pixels> kept =
+      std::filesystem::exists(std::string(kFashionMnistDir) + "/train-images-idx3-ubyte.gz")
+          ? fashion_mnist_pixels("test", kFashionMnistDir, true, false)
+          : nullptr;
+  return kept;
+}
+
+#define SKIP_WITHOUT_FASHION_MNIST() \
+  if (!fashion_pictures()) GTEST_SKIP() << "dataset-fashion-mnist is not installed (scripts/setup.sh)"
+
+// frame t of a pictures sequence, standardised as the sequence was
+std::vector<double> rerender_picture(const TransformedImagesSpec& spec, const TransformedSequence& q, int64_t t) {
+  const ImageSet::Pixels& p = *spec.pictures;
+  const size_t area = static_cast<size_t>(p.height * p.width);
+  std::vector<double> f =
+      render_picture(std::span(p.values).subspan(static_cast<size_t>(q.picture) * area, area), p.height, p.width,
+                     spec.size, spec.transform, motion_at(q, static_cast<double>(t)));
+  for (double& v : f) v = (v - q.mean) / q.scale;
+  return f;
+}
+
+TEST(GatedTasks, FashionMnistSequencesMoveOneTrainingPicture) {
+  SKIP_WITHOUT_FASHION_MNIST();
+  const auto pics = fashion_pictures();
+  ASSERT_EQ(pics->count, 60'000);
+  ASSERT_EQ(pics->height, 28);
+  for (ImageTransform transform : {ImageTransform::rotation, ImageTransform::shift}) {
+    SCOPED_TRACE(transform == ImageTransform::rotation ? "rotation" : "shift");
+    TransformedImagesSpec spec;
+    spec.size = 28;
+    spec.transform = transform;
+    spec.order = 2;
+    spec.steps = 5;
+    spec.pictures = pics;
+    Rng rng(21);
+    std::set<int64_t> shown;
+    for (int n = 0; n < 20; ++n) {
+      const TransformedSequence q = transformed_images(spec, rng);
+      ASSERT_GE(q.picture, 0);
+      ASSERT_LT(q.picture, 60'000);
+      EXPECT_TRUE(q.blobs.empty());
+      shown.insert(q.picture);
+      for (int64_t t = 0; t < q.steps; ++t) expect_frame(q, t, rerender_picture(spec, q, t));
+      if (transform == ImageTransform::shift) {  // s_0 = 0: frame 0 is the picture
+        for (int64_t k = 0; k < 784; ++k)
+          ASSERT_NEAR(q.frames[k] * q.scale + q.mean, pics->values[q.picture * 784 + k], 1e-6) << k;
+      }
+      double sum = 0, sq = 0;  // standardised over the whole sequence
+      for (float v : q.frames) sum += v, sq += static_cast<double>(v) * v;
+      EXPECT_NEAR(sum / q.frames.size(), 0, 1e-6);
+      EXPECT_NEAR(sq / q.frames.size(), 1, 1e-5);
+    }
+    EXPECT_GE(shown.size(), 19u) << "pictures are drawn, not repeated";
+  }
+}
+
+TEST(GatedTasks, FashionMnistTasksAreTheGeneratorsAndDeterministicBySeed) {
+  SKIP_WITHOUT_FASHION_MNIST();
+  auto video = make("transformed_video",
+                    {{"source", "fashion_mnist"}, {"transform", "shift"}, {"order", 2}, {"steps", 5}, {"seed_frames", 2}});
+  EXPECT_EQ(video->signature().input_dim, 784) << "28 px by default";
+  TransformedImagesSpec spec;
+  spec.size = 28;
+  spec.transform = ImageTransform::shift;
+  spec.order = 2;
+  spec.steps = 5;
+  spec.pictures = fashion_pictures();
+  Rng r1(4), r2(4);
+  const Batch b = video->sample(1, r1);
+  const TransformedSequence q = transformed_images(spec, r2);
+  for (int64_t t = 0; t < 4; ++t)
+    for (int64_t i = 0; i < 784; ++i) {
+      ASSERT_EQ(b.inputs.dense[t].at(i), q.frames[t * 784 + i]);
+      ASSERT_EQ(b.targets.dense[t].at(i), q.frames[(t + 1) * 784 + i]);
+    }
+  for (const char* name : {"image_pairs", "transformed_video"}) {
+    SCOPED_TRACE(name);
+    auto task = make(name, {{"source", "fashion_mnist"}});
+    Rng a(11), c(11);
+    const Batch x = task->sample(3, a), y = task->sample(3, c), z = task->sample(3, a);
+    bool differ = false;
+    for (int64_t t = 0; t < x.steps(); ++t)
+      for (int64_t i = 0; i < x.inputs.dense[t].size(); ++i) {
+        ASSERT_EQ(x.inputs.dense[t].at(i), y.inputs.dense[t].at(i));
+        differ |= x.inputs.dense[t].at(i) != z.inputs.dense[t].at(i);
+      }
+    EXPECT_TRUE(differ) << "the next draw is new data";
+  }
+  // an explicit size is kept: a centred 20 px window
+  EXPECT_EQ(make("image_pairs", {{"source", "fashion_mnist"}, {"size", 20}})->signature().input_dim, 400);
+}
+
 }  // namespace
 }  // namespace tg::tasks
