@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Krueger's Ch. 6 at our scale (issue 22; docs/results/gated_pyramids.md): the factored gated autoencoder
-# against a plain autoencoder of the same size, the predictive gating pyramid with 1-3 layers on
+# against a plain autoencoder of the same size (blob images and Fashion-MNIST), the predictive gating pyramid with 1-3 layers on
 # constant-velocity and constant-acceleration rotations, Adam against Hessian-free and the effect of
 # layer-wise pre-training on the 2-layer pyramid, and the conditional pyramid on the sine-walk task.
 # Every run trains to a CPU budget (seconds: BUDGET_AE for the autoencoders, BUDGET for the pyramids) and
@@ -18,6 +18,7 @@ BUDGET_AE=${BUDGET_AE:-60}
 BUDGET=${BUDGET:-600}
 ALL="fgae_rotation fgae_rotation_denoising pair_ae_rotation pair_ae_rotation_denoising
      fgae_shift fgae_shift_denoising pair_ae_shift pair_ae_shift_denoising
+     fgae_fashion_rotation pair_ae_fashion_rotation fgae_fashion_shift pair_ae_fashion_shift
      pgp1_order1 pgp2_order1 pgp3_order1 pgp1_order2 pgp2_order2 pgp3_order2
      pgp2_order2_pretrain pgp2_order2_hf cpgp_add cpgp_preact pgp3_sine_nocode"
 LANES=${LANES:-$ALL}
@@ -29,11 +30,14 @@ lane_args() {  # the train arguments of lane $1
     *_denoising) corruption=0.3 ;;
   esac
   case $name in
-    fgae_*|pair_ae_*)
-      local model=${name%%_rotation*}; model=${model%%_shift*}
-      local transform=rotation; [[ $name == *shift* ]] && transform=shift
+    fgae_*|pair_ae_*)  # <model>[_fashion]_<transform>[_denoising]
+      local model=fgae source=blobs transform=rotation
+      [[ $name == pair_ae_* ]] && model=pair_ae
+      [[ $name == *_fashion_* ]] && source=fashion_mnist
+      [[ $name == *_shift* ]] && transform=shift
       echo --model "$model" --task image_pairs --set "task_options.transform=$transform" \
-        --set "model_options.corruption=$corruption" "${adam[@]}" --cpu-budget "$BUDGET_AE" ;;
+        --set "task_options.source=$source" --set "model_options.corruption=$corruption" "${adam[@]}" \
+        --cpu-budget "$BUDGET_AE" ;;
     pgp?_order?)
       local layers=${name:3:1} order=${name: -1}
       echo --model pgp --task transformed_video --set "task_options.order=$order" \
