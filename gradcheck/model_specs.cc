@@ -60,6 +60,11 @@ const std::vector<ModelSpec>& model_specs() {
       {"bidirectional", "bidirectional", {{"vocab", 5}, {"cell", "gru"}, {"layers", {3}}, {"learned_h0", true}}},
       {"bidirectional/stacked-rnn", "bidirectional",
        {{"vocab", 0}, {"in", 3}, {"out", 2}, {"cell", "rnn"}, {"layers", {3, 2}}, {"output", "logistic"}}},
+      {"deep_blstm", "deep_blstm", {{"vocab", 5}, {"layers", {3, 2}}, {"learned_h0", true}}},
+      {"deep_blstm/3-layer-dense", "deep_blstm",
+       {{"vocab", 0}, {"in", 3}, {"out", 4}, {"layers", {2, 3, 2}}, {"output", "softmax"}}},
+      {"deep_blstm/gru-linear", "deep_blstm",
+       {{"vocab", 0}, {"in", 3}, {"out", 2}, {"cell", "gru"}, {"layers", {3, 2}}, {"output", "linear"}}},
   };
   return specs;
 }

@@ -11,6 +11,7 @@ void register_irnn(std::vector<ModelInfo>& r);            // models/irnn.cc
 void register_esn(std::vector<ModelInfo>& r);             // models/esn.cc
 void register_gated_feedback(std::vector<ModelInfo>& r);  // models/gated_feedback.cc
 void register_wrappers(std::vector<ModelInfo>& r);        // models/wrappers.cc
+void register_deep_bidirectional(std::vector<ModelInfo>& r);  // models/deep_bidirectional.cc
 
 // The fixed part of an echo state network (graph constants, never parameters): input weights W_in
 // [in, H], reservoir W [H, H] scaled to the requested spectral radius, bias b [H]; alpha = the leak.

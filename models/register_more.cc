@@ -11,6 +11,7 @@ void register_more_models(std::vector<ModelInfo>& r) {
   register_irnn(r);
   register_gated_feedback(r);
   register_wrappers(r);
+  register_deep_bidirectional(r);
   ollivier::register_glnn(r);
   ollivier::register_gnn(r);
   ollivier::register_ollivier_rnn(r);

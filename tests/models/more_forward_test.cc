@@ -264,6 +264,49 @@ TEST(MoreForward, BidirectionalRnn) {
   expect_near(r.out.logits, logits, "logits");
 }
 
+// Graves' deep bidirectional net: layer 2's forward and backward cells both read [h→_t, h←_t] of layer 1
+// (the `bidirectional` wrapper's layer 2 reads only its own direction); written out with trailing padding.
+TEST(MoreForward, DeepBidirectionalRnn) {
+  auto m = make_model("deep_blstm", {{"vocab", A}, {"out", 2}, {"cell", "rnn"}, {"layers", {3, 2}}, {"learned_h0", true}},
+                      DType::f64, 16);
+  Sequence xs = symbols(T, B, A, true);  // sequence 1 is one step shorter (trailing padding)
+  Unrolled r = unroll(*m, xs);
+  Vec Wo = values(*m, "deep_blstm/W_oh"), bo = values(*m, "deep_blstm/b_o");
+  std::vector<Vec> logits(T, Vec(B * 2));
+  for (int64_t b = 0; b < B; ++b) {
+    // one direction of one layer over the steps; `in` the layer's input per step (empty: the symbols)
+    auto pass = [&](const std::string& p, const std::vector<Vec>& in, bool forward) {
+      std::vector<Vec> out(T);
+      Vec h = values(*m, p + "h0");
+      for (int64_t k = 0; k < T; ++k) {
+        const int64_t t = forward ? k : T - 1 - k;
+        Vec n = in.empty() ? rnn_step(*m, p, {}, h, true, sym(xs, t, b)) : rnn_step(*m, p, in[t], h, false, 0);
+        if (real(xs, t, b)) h = n;
+        out[t] = h;
+      }
+      return out;
+    };
+    auto join = [&](const std::vector<Vec>& f, const std::vector<Vec>& k) {
+      std::vector<Vec> both(T);
+      for (int64_t t = 0; t < T; ++t) {
+        both[t] = f[t];
+        both[t].insert(both[t].end(), k[t].begin(), k[t].end());
+      }
+      return both;
+    };
+    const std::vector<Vec> l1 = join(pass("deep_blstm/l1/fwd/", {}, true), pass("deep_blstm/l1/bwd/", {}, false));
+    const std::vector<Vec> l2 = join(pass("deep_blstm/l2/fwd/", l1, true), pass("deep_blstm/l2/bwd/", l1, false));
+    Vec shown;
+    for (int64_t t = 0; t < T; ++t) {
+      if (t == 0 || real(xs, t, b)) shown = l2[t];  // a padded step repeats the last readout
+      Vec z = add(vm(shown, Wo, 2), bo);
+      for (int64_t y = 0; y < 2; ++y) logits[t][b * 2 + y] = z[y];
+    }
+  }
+  expect_near(r.out.logits, logits, "logits");
+  EXPECT_EQ(values(*m, "deep_blstm/l2/fwd/W_hx").size(), 6u * 2u) << "layer 2 reads both directions (3 + 3 units)";
+}
+
 void check_gated_feedback(const std::string& cell) {
   SCOPED_TRACE(cell);
   const std::vector<int64_t> n = {3, 2};

@@ -1,0 +1,113 @@
+// The deep bidirectional network as Graves builds it (Graves, Mohamed & Hinton 2013; Krueger's TIMIT
+// models, seed 004 §3.2): at every layer a forward and a backward cell, and layer l + 1 reads both
+// directions of layer l at the same step, [h→_t, h←_t] (the `bidirectional` wrapper instead runs two
+// separate stacks, each reading only its own direction below). The output layer reads the top layer's
+// two directions. On padded steps (trailing padding: variable lengths) every cell carries its state, so
+// each backward pass starts at its sequence's last real step from its initial state, and the inputs a
+// layer reads at a padded step are carried over too: padding never changes an output.
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "models/cell_model.h"
+#include "models/more_models.h"
+#include "models/wrappers.h"
+
+namespace tg::models {
+
+namespace {
+
+class DeepBidirectional final : public Model {
+ public:
+  DeepBidirectional(const nlohmann::json& cfg, DType dt, Rng& rng) : Model(dt), kind_("deep_blstm") {
+    OptionReader o(fmt::format("model '{}'", kind_), cfg);
+    CommonOptions c = CommonOptions::read(o);
+    io_ = c.io;
+    output_ = c.output;
+    ParamBuilder p(params_, kind_, c.init, rng);
+    const std::string type = o.choice("cell", {"rnn", "irnn", "lstm", "gru", "scrn"});
+    InputShape in = c.input();
+    for (int64_t width : o.sizes("layers")) {
+      const size_t l = fwd_.size() + 1;
+      ParamBuilder pf = p.scoped(fmt::format("l{}/fwd", l)), pb = p.scoped(fmt::format("l{}/bwd", l));
+      fwd_.push_back(make_named_cell(type, pf, in, width, c.learned_h0, o));
+      bwd_.push_back(make_named_cell(type, pb, in, width, c.learned_h0, o));
+      in = InputShape{fwd_.back()->readout_size() + bwd_.back()->readout_size(), false};
+    }
+    head_ = OutputLayer(p, in.size, c.io.out, c.output_bias);
+  }
+  const std::string& kind() const override { return kind_; }
+  OutputKind output_kind() const override { return output_; }
+  int64_t readout_size() const override { return fwd_.back()->readout_size() + bwd_.back()->readout_size(); }
+
+  Outputs unroll(Graph& g, const Sequence& xs) const override {
+    check_sequence(xs, io_, kind_);
+    g.bind(params_);
+    const DType dt = params_.dtype();
+    std::vector<StepInput> x(static_cast<size_t>(xs.T));
+    for (int64_t t = 0; t < xs.T; ++t) {
+      if (io_.symbolic()) x[t].symbols = xs.symbols[t];
+      else x[t].dense = g.input(xs.dense[t].astype(dt).clone());
+    }
+    std::vector<std::vector<Var>> preacts(static_cast<size_t>(xs.T));
+    std::vector<Var> top;
+    for (size_t l = 0; l < fwd_.size(); ++l) {
+      std::vector<Var> rf, rb;
+      run(g, *fwd_[l], x, xs, true, fmt::format("{}/l{}/fwd/t", kind_, l + 1), rf, preacts);
+      run(g, *bwd_[l], x, xs, false, fmt::format("{}/l{}/bwd/t", kind_, l + 1), rb, preacts);
+      top.assign(static_cast<size_t>(xs.T), Var());
+      for (int64_t t = 0; t < xs.T; ++t) {
+        const Var both[] = {rf[t], rb[t]};
+        top[t] = ops::concat(both, 1);
+        x[t] = StepInput{nullptr, top[t], Var()};
+      }
+    }
+    Outputs out;
+    for (int64_t t = 0; t < xs.T; ++t) {
+      ScopeGuard scope(g, kind_ + "/out/t", static_cast<long>(t));
+      Var h = top[t];
+      if (t > 0 && !xs.mask.empty()) h = carry_over(g, {h}, {out.hidden.back()}, xs.mask[t])[0];
+      const Var u = preacts[t].size() == 1 ? preacts[t][0] : ops::concat(preacts[t], 1);
+      out.record(g, u, h, head_.logits(g, h));
+    }
+    return out;
+  }
+
+ private:
+  // One cell over the steps in one direction: its readout per step into r, its preact appended to u[t].
+  void run(Graph& g, const Cell& cell, const std::vector<StepInput>& x, const Sequence& xs, bool forward,
+           const std::string& scope, std::vector<Var>& r, std::vector<std::vector<Var>>& u) const {
+    r.assign(static_cast<size_t>(xs.T), Var());
+    State s = cell.initial(g, xs.B);
+    for (int64_t k = 0; k < xs.T; ++k) {
+      const int64_t t = forward ? k : xs.T - 1 - k;
+      ScopeGuard guard(g, scope, static_cast<long>(t));
+      const Step st = cell.step(g, x[t], s);
+      s = xs.mask.empty() ? st.state : carry_over(g, st.state, s, xs.mask[t]);
+      r[t] = cell.readout(s);
+      u[t].push_back(st.preact);
+    }
+  }
+
+  std::string kind_;
+  OutputKind output_ = OutputKind::softmax;
+  std::vector<std::unique_ptr<Cell>> fwd_, bwd_;  // per layer
+  OutputLayer head_;
+};
+
+}  // namespace
+
+void register_deep_bidirectional(std::vector<ModelInfo>& r) {
+  ModelInfo m;
+  m.name = "deep_blstm";
+  m.description = "deep bidirectional network as Graves builds it: layer l+1 reads both directions of layer l";
+  m.seed = "004";
+  m.defaults = cell_model_defaults({{"cell", "lstm"}, {"layers", {250, 250, 250}}, {"activation", "tanh"},
+                                    {"forget_bias", 1.0}, {"context", 0}, {"alpha", 0.95}},
+                                   true);
+  m.make = [](const nlohmann::json& cfg, DType dt, Rng& rng) -> std::unique_ptr<Model> {
+    return std::make_unique<DeepBidirectional>(cfg, dt, rng);
+  };
+  r.push_back(m);
+}
+
+}  // namespace tg::models
