@@ -5,7 +5,8 @@ PKGS=(cmake ninja-build g++ pkg-config
       xtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev liblapack-dev
       libgtest-dev libgmock-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev libpng-dev libbenchmark-dev libtcmalloc-minimal4 ccache
       openmpi-bin libopenmpi-dev python3-numpy gnuplot-nox bible-kjv dataset-fashion-mnist
-      clang-14 libclang-rt-14-dev)  # clang: the sanitizer and fuzz builds (scripts/sanitize.sh, scripts/fuzz.sh)
+      clang-14 libclang-rt-14-dev  # clang: the sanitizer and fuzz builds (scripts/sanitize.sh, scripts/fuzz.sh)
+      espeak-ng python3-aubio)     # the speech corpus (scripts/speech_corpus.sh)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
