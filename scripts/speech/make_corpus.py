@@ -12,8 +12,8 @@ train m1-m5, f1-f3; dev m6, f4; test m7, m8, f5 (every accent in every split, as
 Writes OUT/{train,dev,test}.npz (numpy savez) with
   mfcc [frames, 39] float32, fbank [frames, 40] float32,
   frame_offsets [U+1] int64  (utterance u is frames frame_offsets[u] .. frame_offsets[u+1]),
-  labels [L] int32 (indices into phones.json), label_offsets [U+1] int64,
-  speaker [U] int32 (index into the split's speakers list in corpus.json)
+  labels [L] int64 (indices into phones.json), label_offsets [U+1] int64,
+  speaker [U] int64 (index into the split's speakers list in corpus.json)
 and OUT/phones.json (the 39 phones and the folding of every espeak-ng symbol) and OUT/corpus.json (sizes,
 speakers, options). Deterministic given --seed.
 """
@@ -158,8 +158,8 @@ def main():
             print(file=sys.stderr)
             path = os.path.join(a.out, f"{split}.npz")
             np.savez(path + ".tmp.npz", mfcc=np.concatenate(mfccs), fbank=np.concatenate(fbanks),
-                     frame_offsets=np.array(f_off, dtype=np.int64), labels=np.array(labels, dtype=np.int32),
-                     label_offsets=np.array(l_off, dtype=np.int64), speaker=np.array(spk, dtype=np.int32))
+                     frame_offsets=np.array(f_off, dtype=np.int64), labels=np.array(labels, dtype=np.int64),
+                     label_offsets=np.array(l_off, dtype=np.int64), speaker=np.array(spk, dtype=np.int64))
             os.replace(path + ".tmp.npz", path)  # whole or not at all
             summary["splits"][split] = {"utterances": len(spk), "frames": f_off[-1], "labels": l_off[-1],
                                         "hours": round(f_off[-1] / 100 / 3600, 3),
