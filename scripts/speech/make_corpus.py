@@ -36,7 +36,7 @@ FOLD = {
     # vowels
     "i:": "iy", "i": "iy", "I": "ih", "I2": "ih", "I#": "ih", "IR": "ih", "i@": "ih", "i@3": "ih",
     "E": "eh", "e@": "eh", "a": "ae", "a#": "ae", "aa": "aa", "A:": "aa", "A@": "aa", "0": "aa",
-    "O:": "ao", "O2": "ao", "O@": "ao", "o@": "ao", "V": "ah", "@": "ah", "@2": "ah", "@5": "ah", "@-": "ah",
+    "O:": "ao", "O": "ao", "O2": "ao", "O@": "ao", "o@": "ao", "V": "ah", "@": "ah", "@2": "ah", "@5": "ah", "@-": "ah",
     "3": "er", "3:": "er", "VR": "er", "U": "uh", "U@": "uh", "u:": "uw", "eI": "ey", "aI": "ay", "aI2": "ay",
     "aI3": "ay", "aI@": "ay", "OI": "oy", "oU": "ow", "aU": "aw",
     # consonants
