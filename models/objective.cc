@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/options.h"
+#include "models/ctc.h"
 #include "models/loss.h"
 #include "ops/ops.h"
 #include "optim/remat_evaluation.h"
@@ -122,6 +123,21 @@ Var per_sequence_step_loss(Graph& g, OutputKind kind, Var z, const Targets& ys, 
   if (!ys.mask.empty()) per = ops::mul(per, g.input(ys.mask[t].astype(z.dtype()).reshaped({B})));
   return per;
 }
+// Per-sequence CTC losses [B] of a batch with label-sequence targets (tasks::Targets::labels): the blank is
+// the last class, each sequence's length its input mask's count of real steps (trailing padding).
+Var ctc_per_sequence(Graph& g, std::span<const Var> logits, const tasks::Batch& b) {
+  CtcBatch c{.labels = b.targets.labels, .lengths = {}, .blank = static_cast<int32_t>(logits[0].shape()[1] - 1)};
+  for (int64_t s = 0; s < b.size(); ++s) {
+    int64_t len = b.steps();
+    if (!b.inputs.mask.empty()) {
+      len = 0;
+      for (int64_t t = 0; t < b.steps(); ++t) len += b.inputs.mask[t].at(s) != 0;
+    }
+    c.lengths.push_back(len);
+  }
+  return ctc_neg_log_likelihood(g, logits, c);
+}
+
 // Σ_i mean over the batch of (‖h_i‖ - ‖h_{i-1}‖)² for i >= 1 (Krueger & Memisevic's norm stabiliser,
 // before the β/T factor); empty for fewer than two states.
 Var norm_stabilizer_terms(std::span<const Var> hidden) {
@@ -191,21 +207,28 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
   else model_->params().set_values(theta);
   if ((!b.inputs.input_keep.empty() || !b.inputs.readout_keep.empty()) && !model_->supports_dropout())
     throw Error(fmt::format("objective: model '{}' does not support dropout masks", model_->kind()));
+  const bool ctc = !b.targets.labels.empty();  // label sequences: the CTC loss (models/ctc.h)
+  if (ctc && (model_->output_kind() != OutputKind::softmax || opt_.remat_segments != 0))
+    throw Error(fmt::format("objective: CTC's label sequences need softmax outputs and no remat_segments (model "
+                            "'{}' has {} outputs)",
+                            model_->kind(), output_kind_name(model_->output_kind())));
   if (opt_.remat_segments != 0) return evaluate_remat(b);
   auto g = std::make_unique<Graph>(GraphOptions{.check_finite = opt_.check_finite});
   Outputs out = model_->unroll(*g, b.inputs);
   const OutputKind kind = model_->output_kind();
   const int64_t out_dim = out.logits.at(0).shape()[1];
-  const double weight = loss_weight(b, kind, out_dim);
+  const double weight = ctc ? static_cast<double>(b.size()) : loss_weight(b, kind, out_dim);
   if (!(weight > 0)) throw Error("objective: the batch's loss masks select no target");
 
   optim::Built built;
   built.outputs = out.logits;
-  Var loss = matching_loss(kind, out.logits, b.targets, /*mean=*/true);
+  // CTC: the mean over sequences of -log p(labels | outputs)
+  const Var ctc_losses = ctc ? ctc_per_sequence(*g, out.logits, b) : Var();
+  Var loss = ctc ? ops::scale(ops::sum(ctc_losses), 1.0 / weight) : matching_loss(kind, out.logits, b.targets, /*mean=*/true);
   // Gauss-Newton block: only the logits the loss reads (others would cost tangents for nothing)
   std::vector<Var> read;
   for (size_t t = 0; t < out.logits.size(); ++t)
-    if (b.targets.mask.empty() || any_nonzero(b.targets.mask[t])) read.push_back(out.logits[t]);
+    if (ctc || b.targets.mask.empty() || any_nonzero(b.targets.mask[t])) read.push_back(out.logits[t]);
 
   if (opt_.norm_preserving > 0) {
     // Ω's error vectors a_t = ∂E/∂h_t of the task loss E, held constant as in Pascanu et al.
@@ -221,8 +244,8 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
   if (opt_.structural != "none" && !out.preact.empty())
     built.structural = ad::Block{out.preact, structural_damping_head(*g, opt_.structural, out.preact, b.inputs.mask, 0, 1.0 / weight)};
   if (opt_.fisher) {
-    Var per;
-    for (size_t t = 0; t < out.logits.size(); ++t)
+    Var per = ctc_losses;
+    for (size_t t = 0; t < out.logits.size() && !ctc; ++t)
       if (b.targets.mask.empty() || any_nonzero(b.targets.mask[t]))
         per = ops::add(per, per_sequence_step_loss(*g, kind, out.logits[t], b.targets, t));
     // L = Σℓ_n / W; empirical Fisher (1/N) Σ_n ∇(N ℓ_n/W) ∇(N ℓ_n/W)ᵀ is the GN of (N / 2W²) Σ ℓ_n²

@@ -61,6 +61,8 @@ Batch slice(const Batch& b, int64_t first, int64_t count) {
   for (const auto& s : b.targets.symbols) h.targets.symbols.push_back(idx(s));
   for (const auto& d : b.targets.dense) h.targets.dense.push_back(rows(d));
   for (const auto& m : b.targets.mask) h.targets.mask.push_back(rows(m));
+  if (!b.targets.labels.empty())
+    h.targets.labels.assign(b.targets.labels.begin() + first, b.targets.labels.begin() + first + count);
   if (!b.true_bits.empty()) h.true_bits.assign(b.true_bits.begin() + first, b.true_bits.begin() + first + count);
   return h;
 }
@@ -86,7 +88,8 @@ bool Batch::same_as(const Data& other) const {
   return a.inputs.T == b.inputs.T && a.inputs.B == b.inputs.B && a.inputs.symbols == b.inputs.symbols &&
          same_tensors(a.inputs.dense, b.inputs.dense) && same_tensors(a.inputs.mask, b.inputs.mask) &&
          a.targets.symbols == b.targets.symbols && same_tensors(a.targets.dense, b.targets.dense) &&
-         same_tensors(a.targets.mask, b.targets.mask) && a.true_bits == b.true_bits &&
+         same_tensors(a.targets.mask, b.targets.mask) && a.targets.labels == b.targets.labels &&
+         a.true_bits == b.true_bits &&
          a.sample_seed == b.sample_seed;
 }
 

@@ -38,6 +38,9 @@ struct Targets {
   std::vector<ops::Index> symbols;  // softmax: T entries of B class ids
   std::vector<Tensor> dense;        // logistic ([0,1]) / linear: T entries of [B, out]
   std::vector<Tensor> mask;         // T entries of [B] loss weights (0 = not counted); empty: all steps
+  // Sequence targets instead of per-step ones (CTC, models/ctc.h): per sequence its label sequence, whose
+  // alignment to the steps is the model's to find; with them the other fields are empty. Empty otherwise.
+  std::vector<std::vector<int32_t>> labels;
 };
 
 // What the output units are: the matching loss follows (softmax + cross-entropy, logistic + binary

@@ -33,6 +33,7 @@ const std::vector<TaskInfo>& registry() {
     register_image_sets(r);
     register_reaching(r);
     register_video(r);
+    register_speech(r);
     register_gated(r);
     return r;
   }();
@@ -68,6 +69,7 @@ Measure measure(const std::string& task) {
   if (task == "bouncing_balls") return {"squared error per pixel per predicted frame", "MSE"};
   if (task == "bouncing_balls_kl") return {"KL divergence per sequence", "KL"};
   if (task == "image_pairs" || task == "transformed_video" || task == "sine_walk") return {"mean squared error", "MSE"};
+  if (task == "phonemes") return {"phoneme error rate", "PER"};
   for (const TaskInfo& t : registry())
     if (t.name == task) return {"error rate", "error"};
   return {"error measure", "error"};

@@ -1,4 +1,4 @@
-// Reading a label sequence out of CTC outputs (models/ctc.h): best-path (greedy) decoding and a small
+// Reading a label sequence out of CTC outputs (models/ctc.h; here beside the scoring they serve): best-path (greedy) decoding and a small
 // prefix beam search (Graves 2012, §7.3; Hannun et al. 2014's formulation without a language model).
 // These are searches over the outputs, not graphs: they take logits as tensors.
 #pragma once
@@ -7,7 +7,7 @@
 
 #include "core/tensor.h"
 
-namespace tg::models {
+namespace tg::tasks {
 
 // Per sequence: the argmax class at each step t < lengths[b], repeats merged, blanks dropped.
 // logits: T tensors [B, C].
@@ -20,4 +20,4 @@ std::vector<std::vector<int32_t>> ctc_prefix_beam_decode(const std::vector<Tenso
                                                          const std::vector<int64_t>& lengths, int32_t blank = 0,
                                                          int beam = 8);
 
-}  // namespace tg::models
+}  // namespace tg::tasks

@@ -1,4 +1,4 @@
-#include "models/ctc_decode.h"
+#include "tasks/ctc_decode.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 
-namespace tg::models {
+namespace tg::tasks {
 
 namespace {
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
@@ -110,4 +110,4 @@ std::vector<std::vector<int32_t>> ctc_prefix_beam_decode(const std::vector<Tenso
   return out;
 }
 
-}  // namespace tg::models
+}  // namespace tg::tasks

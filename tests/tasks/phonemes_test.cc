@@ -1,0 +1,86 @@
+// The phoneme task (tasks/phonemes.h) on a tiny corpus written here in the maker's format: batches of
+// utterances with trailing padding and label sequences, features standardised with the training part's
+// statistics, the phoneme error rate of best-path decoding, and clear errors for broken files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/error.h"
+#include "core/npz.h"
+#include "tasks/phonemes.h"
+#include "tasks/task.h"
+
+namespace tg::tasks {
+namespace {
+
+struct TinyCorpus {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "tapegrad_phonemes_test";
+  // 3 utterances of 2-dim frames: 3, 1 and 2 frames; labels (1 2), (5), (3 4)
+  void write(const std::string& split, std::vector<int64_t> labels = {1, 2, 5, 3, 4}) const {
+    std::filesystem::create_directories(dir);
+    const std::vector<double> mfcc = {1, 10, 2, 20, 3, 30, 4, 40, 5, 50, 6, 60};
+    write_npz((dir / (split + ".npz")).string(),
+              {NpzEntry("mfcc", Tensor::from({6, 2}, mfcc, DType::f32)),
+               NpzEntry("fbank", Tensor::from({6, 2}, mfcc, DType::f32)),
+               NpzEntry("frame_offsets", std::vector<int64_t>{0, 3, 4, 6}), NpzEntry("labels", labels),
+               NpzEntry("label_offsets", std::vector<int64_t>{0, 2, 3, 5}),
+               NpzEntry("speaker", std::vector<int64_t>{0, 1, 2})});
+  }
+  TinyCorpus() {
+    for (const char* s : {"train", "dev", "test"}) write(s);
+  }
+  ~TinyCorpus() { std::filesystem::remove_all(dir); }
+};
+
+TEST(Phonemes, BatchesUtterancesWithPaddingAndLabelSequences) {
+  TinyCorpus c;
+  auto task = make("phonemes", {{"dir", c.dir.string()}, {"standardize", false}});
+  EXPECT_EQ(task->signature().input_dim, 2);
+  EXPECT_EQ(task->signature().output_dim, 40);  // 39 phones and the blank
+  EXPECT_EQ(task->num_sequences(), 3);
+  const Batch b = task->sequences(0, 3);
+  ASSERT_EQ(b.steps(), 3);
+  EXPECT_EQ(b.targets.labels, (std::vector<std::vector<int32_t>>{{1, 2}, {5}, {3, 4}}));
+  ASSERT_EQ(b.inputs.mask.size(), 3u);
+  EXPECT_EQ(b.inputs.mask[1].at(1), 0);  // utterance 1 has one frame
+  EXPECT_EQ(b.inputs.mask[2].at(2), 0);  // utterance 2 has two
+  EXPECT_EQ(b.inputs.dense[1].at(2 * 2 + 1), 60);  // utterance 2's second frame
+  EXPECT_EQ(b.slice(2, 1)->size(), 1);
+}
+
+TEST(Phonemes, StandardisesWithTheTrainingStatistics) {
+  TinyCorpus c;
+  auto task = make("phonemes", {{"dir", c.dir.string()}, {"part", "test"}});
+  const Batch b = task->sequences(0, 1);  // 3 frames of the first utterance
+  // frames 1..6 have mean 3.5 and std √(35/12): frame 1 is (1 - 3.5) / 1.7078
+  EXPECT_NEAR(b.inputs.dense[0].at(0), (1 - 3.5) / std::sqrt(35.0 / 12.0), 1e-5);
+}
+
+TEST(Phonemes, ErrorRateOfBestPathDecoding) {
+  TinyCorpus c;
+  auto task = make("phonemes", {{"dir", c.dir.string()}});
+  const Batch b = task->sequences(0, 3);
+  // outputs that spell every utterance's labels exactly within its length, then all blanks
+  const std::vector<std::vector<int32_t>> paths = {{1, 2, 39}, {5, 39, 39}, {3, 4, 39}};
+  std::vector<Tensor> exact, blank;
+  for (int64_t t = 0; t < 3; ++t) {
+    std::vector<double> z(3 * 40, 0.0), w(3 * 40, 0.0);
+    for (int64_t s = 0; s < 3; ++s) z[static_cast<size_t>(s * 40 + paths[s][t])] = 5, w[static_cast<size_t>(s * 40 + 39)] = 5;
+    exact.push_back(Tensor::from({3, 40}, z, DType::f64));
+    blank.push_back(Tensor::from({3, 40}, w, DType::f64));
+  }
+  EXPECT_EQ(task->error_rate(b, exact), 0.0);
+  EXPECT_EQ(task->error_rate(b, blank), 1.0);  // every phone deleted
+}
+
+TEST(Phonemes, BrokenFilesAreClearErrors) {
+  TinyCorpus c;
+  c.write("train", {1, 2, 5, 3, 40});  // phone 40 does not exist
+  EXPECT_THROW(make("phonemes", {{"dir", c.dir.string()}}), Error);
+  EXPECT_THROW(make("phonemes", {{"dir", (c.dir / "missing").string()}}), Error);
+  EXPECT_THROW(make("phonemes", {{"dir", c.dir.string()}, {"features", "plp"}}), Error);
+}
+
+}  // namespace
+}  // namespace tg::tasks
