@@ -33,8 +33,8 @@ const std::vector<TaskInfo>& registry() {
     register_image_sets(r);
     register_reaching(r);
     register_video(r);
-    register_speech(r);
     register_gated(r);
+    register_speech(r);
     return r;
   }();
   return all;
