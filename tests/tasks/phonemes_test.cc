@@ -1,7 +1,9 @@
 // The phoneme task (tasks/phonemes.h) on a tiny corpus written here in the maker's format: batches of
 // utterances with trailing padding and label sequences, features standardised with the training part's
 // statistics, the phoneme error rate of best-path decoding, and clear errors for broken files.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -15,7 +17,9 @@ namespace tg::tasks {
 namespace {
 
 struct TinyCorpus {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "tapegrad_phonemes_test";
+  // one directory per test process: ctest runs the tests of this file at once
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              fmt::format("tapegrad_phonemes_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
   // 3 utterances of 2-dim frames: 3, 1 and 2 frames; labels (1 2), (5), (3 4)
   void write(const std::string& split, std::vector<int64_t> labels = {1, 2, 5, 3, 4}) const {
     std::filesystem::create_directories(dir);
@@ -30,7 +34,10 @@ struct TinyCorpus {
   TinyCorpus() {
     for (const char* s : {"train", "dev", "test"}) write(s);
   }
-  ~TinyCorpus() { std::filesystem::remove_all(dir); }
+  ~TinyCorpus() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
 };
 
 TEST(Phonemes, BatchesUtterancesWithPaddingAndLabelSequences) {
