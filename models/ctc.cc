@@ -10,7 +10,9 @@
 namespace tg::models {
 
 namespace {
-constexpr double kLogZero = -1e30;  // "-∞" (above)
+// "-∞" (above): far below any path's log-probability, yet small enough that exp's argument reduction
+// (xsimd converts x·log2 e to a 64-bit integer) stays defined: -1e30 overflowed it (UBSan)
+constexpr double kLogZero = -1e15;
 
 // A [B, S] constant of `values` (row-major) in dtype dt.
 Var constant(Graph& g, int64_t B, int64_t S, const std::vector<double>& values, DType dt) {

@@ -11,8 +11,7 @@
 // with y_t = softmax(z_t); -log p(l | z) = -logsumexp(α_{T_b-1}(S-1), α_{T_b-1}(S-2)). A batch runs the
 // recursion on [B, S_max] at once: padded states lie beyond each sequence's last one and never feed
 // back (states only pass to higher s), and a sequence past its length keeps its α (a 0/1 `where`). "-∞"
-// is a large negative finite number so that no logsumexp sees only infinities (its gradient would be
-// NaN).
+// is -1e15, finite so that no logsumexp sees only infinities (its gradient would be NaN).
 #pragma once
 #include <cstdint>
 #include <span>
