@@ -14,8 +14,8 @@ TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
 source scripts/experiments/lane.sh
 ROOT=${ROOT:-runs/gated}
-BUDGET_AE=${BUDGET_AE:-60}
-BUDGET=${BUDGET:-600}
+BUDGET_AE=${BUDGET_AE:-300}
+BUDGET=${BUDGET:-450}
 ALL="fgae_rotation fgae_rotation_denoising pair_ae_rotation pair_ae_rotation_denoising
      fgae_shift fgae_shift_denoising pair_ae_shift pair_ae_shift_denoising
      fgae_fashion_rotation pair_ae_fashion_rotation fgae_fashion_shift pair_ae_fashion_shift
