@@ -146,33 +146,17 @@ Report check_gated_gauss_newton(const GatedSpec& spec) {
       const int64_t width = spec.stage == 1 ? kFrame : 3, pairs = kSteps - (spec.stage - 1);
       c = 2.0 * static_cast<double>(pairs * kRows * width);
     }
-    const double h = 1e-5;
-    const std::vector<double> zp = block_values(*obj, theta.clone().axpy(h, v), b),
-                              zm = block_values(*obj, theta.clone().axpy(-h, v), b);
-    std::vector<double> u(zp.size());
-    for (size_t i = 0; i < u.size(); ++i) u[i] = (zp[i] - zm[i]) / (2 * h) / c;
-    std::vector<double> reference(static_cast<size_t>(theta.size()));
     std::vector<bool> varies;  // per flat entry: whether the row's loss trains it
     for (int32_t p = 0; p < ps.count(); ++p)
       varies.insert(varies.end(), static_cast<size_t>(ps.shape(ParamId{p}).size()), trained(spec, ps.name(ParamId{p})));
-    for (int64_t i = 0; i < theta.size(); ++i) {
-      if (!varies[static_cast<size_t>(i)]) continue;  // Jᵀ has a zero row there: reference 0
-      ParamVec up = theta.clone(), down = theta.clone();
-      up.flat().data<double>()[i] += h;
-      down.flat().data<double>()[i] -= h;
-      const std::vector<double> a = block_values(*obj, up, b), d = block_values(*obj, down, b);
-      double s = 0;
-      for (size_t k = 0; k < u.size(); ++k) s += u[k] * (a[k] - d[k]) / (2 * h);
-      reference[static_cast<size_t>(i)] = s;
-    }
-    double scale = 0, err = 0;
-    for (size_t i = 0; i < reference.size(); ++i) {
-      scale = std::max(scale, std::abs(reference[i]));
-      err = std::max(err, std::abs(engine[i] - reference[i]));
-    }
-    r.worst = err / std::max(scale, 1e-300);
-    r.ok = r.worst < 1e-6;
-    if (!r.ok) r.failure = fmt::format("G v differs from Jᵀ H J v by {:.2e} (relative)", r.worst);
+    r = check_gauss_newton_product(
+        engine, [&](const ParamVec& at) { return block_values(*obj, at, b); }, theta, v,
+        [c](const std::vector<double>&, const std::vector<double>& jv) {
+          std::vector<double> u = jv;
+          for (double& x : u) x /= c;
+          return u;
+        },
+        varies);
   } catch (const std::exception& e) {
     r.ok = false;
     r.failure = std::string("exception: ") + e.what();

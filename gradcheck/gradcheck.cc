@@ -1,5 +1,7 @@
 #include "gradcheck/gradcheck.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -135,6 +137,37 @@ std::pair<double, double> first_order(const Fn& f, const Tensors& xs, const Opti
   return {fd_err, dot_err};
 }
 }  // namespace
+
+Report check_gauss_newton_product(const std::vector<double>& engine, const OutputsAt& z, const ParamVec& theta,
+                                  const ParamVec& v, const HessianTimes& hessian_times,
+                                  const std::vector<bool>& varies) {
+  const double h = 1e-5;
+  const std::vector<double> zp = z(theta.clone().axpy(h, v)), zm = z(theta.clone().axpy(-h, v));
+  std::vector<double> jv(zp.size());
+  for (size_t i = 0; i < jv.size(); ++i) jv[i] = (zp[i] - zm[i]) / (2 * h);
+  const std::vector<double> u = hessian_times(z(theta), jv);
+  std::vector<double> reference(static_cast<size_t>(theta.size()));
+  for (int64_t i = 0; i < theta.size(); ++i) {
+    if (!varies.empty() && !varies[static_cast<size_t>(i)]) continue;
+    ParamVec up = theta.clone(), down = theta.clone();
+    up.flat().data<double>()[i] += h;
+    down.flat().data<double>()[i] -= h;
+    const std::vector<double> a = z(up), c = z(down);
+    double d = 0;
+    for (size_t k = 0; k < u.size(); ++k) d += u[k] * (a[k] - c[k]) / (2 * h);
+    reference[static_cast<size_t>(i)] = d;
+  }
+  double scale = 0, err = 0;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    scale = std::max(scale, std::abs(reference[i]));
+    err = std::max(err, std::abs(engine[i] - reference[i]));
+  }
+  Report r;
+  r.worst = err / std::max(scale, 1e-300);
+  r.ok = r.worst < 1e-6;
+  if (!r.ok) r.failure = fmt::format("G v differs from Jᵀ H J v by {:.2e} (relative)", r.worst);
+  return r;
+}
 
 std::vector<Tensor> random_inputs(const std::vector<Shape>& shapes, double lo, double hi, uint64_t seed) {
   std::mt19937_64 rng(seed);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/params.h"
 
 namespace tg::check {
 
@@ -40,6 +41,17 @@ struct Report {
 };
 
 Report check_fn(const Fn& f, const std::vector<Tensor>& inputs, const Options& opt = {});
+
+// The independent side of a Gauss-Newton row (network_specs.h, gated_specs.h): with z(θ) the flattened
+// outputs a loss reads, J v and Jᵀ u by central differences (step 1e-5) around θ and u = H J v from the
+// caller's `hessian_times(z, jv)` (H written out by hand); entries of θ where `varies` is false (when given)
+// have a zero row of Jᵀ and get 0. Compared with the engine's G v: worst = max |engine - reference| over
+// max |reference|, ok when below 1e-6.
+using OutputsAt = std::function<std::vector<double>(const ParamVec& theta)>;
+using HessianTimes = std::function<std::vector<double>(const std::vector<double>& z, const std::vector<double>& jv)>;
+Report check_gauss_newton_product(const std::vector<double>& engine, const OutputsAt& z, const ParamVec& theta,
+                                  const ParamVec& v, const HessianTimes& hessian_times,
+                                  const std::vector<bool>& varies = {});
 
 // Random inputs of the given shapes, uniform in [lo, hi] (float64).
 std::vector<Tensor> random_inputs(const std::vector<Shape>& shapes, double lo, double hi, uint64_t seed);
