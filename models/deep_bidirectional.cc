@@ -42,23 +42,18 @@ class DeepBidirectional final : public Model {
   Outputs unroll(Graph& g, const Sequence& xs) const override {
     check_sequence(xs, io_, kind_);
     g.bind(params_);
-    const DType dt = params_.dtype();
-    std::vector<StepInput> x(static_cast<size_t>(xs.T));
-    for (int64_t t = 0; t < xs.T; ++t) {
-      if (io_.symbolic()) x[t].symbols = xs.symbols[t];
-      else x[t].dense = g.input(xs.dense[t].astype(dt).clone());
-    }
+    std::vector<StepInput> x = step_inputs(g, xs, io_, params_.dtype());
     std::vector<std::vector<Var>> preacts(static_cast<size_t>(xs.T));
-    std::vector<Var> top;
+    std::vector<Var> top(static_cast<size_t>(xs.T));
     for (size_t l = 0; l < fwd_.size(); ++l) {
-      std::vector<Var> rf, rb;
-      run(g, *fwd_[l], x, xs, true, fmt::format("{}/l{}/fwd/t", kind_, l + 1), rf, preacts);
-      run(g, *bwd_[l], x, xs, false, fmt::format("{}/l{}/bwd/t", kind_, l + 1), rb, preacts);
-      top.assign(static_cast<size_t>(xs.T), Var());
+      const DirectionPass f = run_direction(g, *fwd_[l], x, xs, true, fmt::format("{}/l{}/fwd/t", kind_, l + 1));
+      const DirectionPass b = run_direction(g, *bwd_[l], x, xs, false, fmt::format("{}/l{}/bwd/t", kind_, l + 1));
       for (int64_t t = 0; t < xs.T; ++t) {
-        const Var both[] = {rf[t], rb[t]};
+        const Var both[] = {f.readout[t], b.readout[t]};
         top[t] = ops::concat(both, 1);
         x[t] = StepInput{nullptr, top[t], Var()};
+        preacts[t].push_back(f.preact[t]);
+        preacts[t].push_back(b.preact[t]);
       }
     }
     Outputs out;
@@ -73,21 +68,6 @@ class DeepBidirectional final : public Model {
   }
 
  private:
-  // One cell over the steps in one direction: its readout per step into r, its preact appended to u[t].
-  void run(Graph& g, const Cell& cell, const std::vector<StepInput>& x, const Sequence& xs, bool forward,
-           const std::string& scope, std::vector<Var>& r, std::vector<std::vector<Var>>& u) const {
-    r.assign(static_cast<size_t>(xs.T), Var());
-    State s = cell.initial(g, xs.B);
-    for (int64_t k = 0; k < xs.T; ++k) {
-      const int64_t t = forward ? k : xs.T - 1 - k;
-      ScopeGuard guard(g, scope, static_cast<long>(t));
-      const Step st = cell.step(g, x[t], s);
-      s = xs.mask.empty() ? st.state : carry_over(g, st.state, s, xs.mask[t]);
-      r[t] = cell.readout(s);
-      u[t].push_back(st.preact);
-    }
-  }
-
   std::string kind_;
   OutputKind output_ = OutputKind::softmax;
   std::vector<std::unique_ptr<Cell>> fwd_, bwd_;  // per layer

@@ -51,6 +51,30 @@ std::unique_ptr<Cell> make_named_cell(const std::string& type, ParamBuilder& p, 
   o.fail(fmt::format("cell '{}' is not one of {}", type, known));
 }
 
+std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, const IoSizes& io, DType dt) {
+  std::vector<StepInput> x(static_cast<size_t>(xs.T));
+  for (int64_t t = 0; t < xs.T; ++t) {
+    if (io.symbolic()) x[t].symbols = xs.symbols[t];
+    else x[t].dense = g.input(xs.dense[t].astype(dt).clone());
+  }
+  return x;
+}
+
+DirectionPass run_direction(Graph& g, const Cell& cell, const std::vector<StepInput>& x, const Sequence& xs,
+                            bool forward, const std::string& scope) {
+  DirectionPass p{std::vector<Var>(static_cast<size_t>(xs.T)), std::vector<Var>(static_cast<size_t>(xs.T))};
+  State s = cell.initial(g, xs.B);
+  for (int64_t k = 0; k < xs.T; ++k) {
+    const int64_t t = forward ? k : xs.T - 1 - k;
+    ScopeGuard guard(g, scope, static_cast<long>(t));
+    const Step st = cell.step(g, x[t], s);
+    s = xs.mask.empty() ? st.state : carry_over(g, st.state, s, xs.mask[t]);
+    p.readout[t] = cell.readout(s);
+    p.preact[t] = st.preact;
+  }
+  return p;
+}
+
 // ---- StackedCell ----------------------------------------------------------------------------------
 
 StackedCell::StackedCell(const std::string& type, ParamBuilder& p, InputShape in, const std::vector<int64_t>& sizes,
@@ -146,32 +170,13 @@ class Bidirectional final : public Model {
   Outputs unroll(Graph& g, const Sequence& xs) const override {
     check_sequence(xs, io_, kind_);
     g.bind(params_);
-    const DType dt = params_.dtype();
-    std::vector<StepInput> x(xs.T);
-    for (int64_t t = 0; t < xs.T; ++t) {
-      if (io_.symbolic()) x[t].symbols = xs.symbols[t];
-      else x[t].dense = g.input(xs.dense[t].astype(dt).clone());
-    }
-    auto run = [&](const Cell& cell, bool forward, const char* name, std::vector<Var>& r, std::vector<Var>& u) {
-      r.assign(xs.T, Var());
-      u.assign(xs.T, Var());
-      State s = cell.initial(g, xs.B);
-      for (int64_t k = 0; k < xs.T; ++k) {
-        const int64_t t = forward ? k : xs.T - 1 - k;
-        ScopeGuard scope(g, fmt::format("{}/{}/t", kind_, name), static_cast<long>(t));
-        Step st = cell.step(g, x[t], s);
-        s = xs.mask.empty() ? st.state : carry_over(g, st.state, s, xs.mask[t]);
-        r[t] = cell.readout(s);
-        u[t] = st.preact;
-      }
-    };
-    std::vector<Var> rf, uf, rb, ub;
-    run(*fwd_, true, "fwd", rf, uf);
-    run(*bwd_, false, "bwd", rb, ub);
+    const std::vector<StepInput> x = step_inputs(g, xs, io_, params_.dtype());
+    const DirectionPass f = run_direction(g, *fwd_, x, xs, true, kind_ + "/fwd/t");
+    const DirectionPass k = run_direction(g, *bwd_, x, xs, false, kind_ + "/bwd/t");
     Outputs out;
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, kind_ + "/out/t", static_cast<long>(t));
-      Var rr[] = {rf[t], rb[t]}, uu[] = {uf[t], ub[t]};
+      Var rr[] = {f.readout[t], k.readout[t]}, uu[] = {f.preact[t], k.preact[t]};
       Var h = ops::concat(rr, 1), u = ops::concat(uu, 1);
       // On a padded step the readout [h_fwd, h_bwd] is carried over as a whole (as every causal
       // model's state is), so padding never changes an output.
