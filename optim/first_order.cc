@@ -56,7 +56,7 @@ class GradientMethod : public FirstOrder {
   StepStats step(Objective& obj, ParamVec& theta, const Data& b) override {
     StepStats st;
     const int64_t t = step_++;
-    st.lr = lr_.at(t);
+    st.lr = lr_.at(t) * lr_scale_;
     st.momentum = reported_momentum(t);
     for (const auto& [n, v] : slots_)
       if (v.size() != theta.size() || v.dtype() != theta.dtype())
@@ -98,6 +98,7 @@ class GradientMethod : public FirstOrder {
     OptimizerState s;
     s.step = step_;
     s.updates = updates_;
+    s.lr_scale = lr_scale_;
     for (const std::string& n : slot_names_) {
       auto it = slots_.find(n);
       if (it != slots_.end()) s.vectors.emplace_back(n, it->second.clone());
@@ -108,6 +109,8 @@ class GradientMethod : public FirstOrder {
   void restore(const OptimizerState& s) override {
     if (s.step < 0 || s.updates < 0 || s.updates > s.step)
       throw Error(fmt::format("{}: bad state counts (step {}, updates {})", name_, s.step, s.updates));
+    if (!(s.lr_scale > 0) || !std::isfinite(s.lr_scale))
+      throw Error(fmt::format("{}: bad learning-rate scale {}", name_, s.lr_scale));
     std::map<std::string, ParamVec> slots;
     for (const auto& [n, v] : s.vectors) {
       if (std::find(slot_names_.begin(), slot_names_.end(), n) == slot_names_.end()) {
@@ -120,6 +123,7 @@ class GradientMethod : public FirstOrder {
     slots_ = std::move(slots);
     step_ = s.step;
     updates_ = s.updates;
+    lr_scale_ = s.lr_scale;
   }
 
  protected:

@@ -24,7 +24,8 @@
 // batch (models/noise.h), not per evaluation: NAG's look-ahead and L-BFGS's line search evaluate
 // several points per step on one noise sample, and a resumed run sees the same noise.
 //
-// Checkpoints: state() gives the step count, the number of applied updates and the named state vectors
+// Checkpoints: state() gives the step count, the number of applied updates, the learning-rate scale
+// (1 unless scale_learning_rate changed it) and the named state vectors
 // (deep copies, in θ's layout and dtype):
 //   momentum, nag: "velocity";  rmsprop: "mean_square" (+ "velocity" once μ > 0);  adam: "m", "v";
 //   lbfgs: "s0", "y0", "s1", "y1", ... oldest pair first;  sgd: none.
@@ -65,8 +66,9 @@ struct StepStats {
 nlohmann::json to_json(const StepStats& s);  // for logs (the L-BFGS fields only when set)
 
 struct OptimizerState {
-  int64_t step = 0;     // iterations taken (skipped ones included): the schedules' clock
-  int64_t updates = 0;  // iterations that changed θ (Adam's bias correction counts these)
+  int64_t step = 0;      // iterations taken (skipped ones included): the schedules' clock
+  int64_t updates = 0;   // iterations that changed θ (Adam's bias correction counts these)
+  double lr_scale = 1;   // multiplies the lr schedule (the trainer's NaN rule halves it)
   std::vector<std::pair<std::string, ParamVec>> vectors;
 };
 
@@ -83,10 +85,14 @@ class FirstOrder {
   virtual void restore(const OptimizerState& s) = 0;
   int64_t iteration() const { return step_; }
   int64_t updates() const { return updates_; }
+  // ε becomes lr_scale · lr.at(t) from the next step on (Krueger's rule for a diverged run halves it).
+  void scale_learning_rate(double factor) { lr_scale_ *= factor; }
+  double learning_rate_scale() const { return lr_scale_; }
 
  protected:
   int64_t step_ = 0;
   int64_t updates_ = 0;
+  double lr_scale_ = 1;
 };
 
 // name: sgd, momentum, nag, rmsprop, adam, lbfgs. options: any subset of first_order_defaults(name);

@@ -66,7 +66,7 @@ void Lbfgs::remember(ParamVec s, ParamVec y) {
 StepStats Lbfgs::step(Objective& obj, ParamVec& theta, const Data& b) {
   StepStats st;
   const int64_t t = step_++;
-  st.lr = cfg_.lr.at(t);
+  st.lr = cfg_.lr.at(t) * lr_scale_;
   for (const auto* hist : {&s_, &y_})
     for (const ParamVec& v : *hist)
       if (v.size() != theta.size() || v.dtype() != theta.dtype())
@@ -152,6 +152,7 @@ OptimizerState Lbfgs::state() const {
   OptimizerState s;
   s.step = step_;
   s.updates = updates_;
+  s.lr_scale = lr_scale_;
   for (size_t j = 0; j < s_.size(); ++j) {
     s.vectors.emplace_back(fmt::format("s{}", j), s_[j].clone());
     s.vectors.emplace_back(fmt::format("y{}", j), y_[j].clone());
@@ -162,6 +163,7 @@ OptimizerState Lbfgs::state() const {
 void Lbfgs::restore(const OptimizerState& s) {
   if (s.step < 0 || s.updates < 0 || s.updates > s.step)
     throw Error(fmt::format("lbfgs: bad state counts (step {}, updates {})", s.step, s.updates));
+  if (!(s.lr_scale > 0) || !std::isfinite(s.lr_scale)) throw Error(fmt::format("lbfgs: bad learning-rate scale {}", s.lr_scale));
   if (s.vectors.size() % 2 != 0 || static_cast<int>(s.vectors.size() / 2) > cfg_.history)
     throw Error(fmt::format("lbfgs: expected up to {} pairs s0, y0, s1, y1, ..., got {} vectors", cfg_.history, s.vectors.size()));
   // By name, not by position: a checkpoint's arrays come back in name order (s0, s1, ..., y0, ...).
@@ -186,6 +188,7 @@ void Lbfgs::restore(const OptimizerState& s) {
   cache_.reset();
   step_ = s.step;
   updates_ = s.updates;
+  lr_scale_ = s.lr_scale;
 }
 
 nlohmann::json to_json(const LbfgsConfig& c) {

@@ -109,7 +109,7 @@ class FirstOrderOptimizer : public Optimizer {
   State state() const override {
     const OptimizerState st = opt_->state();
     State s;
-    s.scalars = {{"step", st.step}, {"updates", st.updates}, {"sequences", sequences_}};
+    s.scalars = {{"step", st.step}, {"updates", st.updates}, {"sequences", sequences_}, {"lr_scale", st.lr_scale}};
     s.vectors = st.vectors;
     return s;
   }
@@ -118,9 +118,14 @@ class FirstOrderOptimizer : public Optimizer {
     OptimizerState st;
     st.step = saved(s.scalars, "step", name.c_str()).get<int64_t>();
     st.updates = saved(s.scalars, "updates", name.c_str()).get<int64_t>();
+    st.lr_scale = s.scalars.is_object() ? s.scalars.value("lr_scale", 1.0) : 1.0;  // absent before the NaN rule
     st.vectors = s.vectors;
     opt_->restore(st);
     sequences_ = saved(s.scalars, "sequences", name.c_str()).get<int64_t>();
+  }
+  bool scale_learning_rate(double factor) override {
+    opt_->scale_learning_rate(factor);
+    return true;
   }
 
  private:

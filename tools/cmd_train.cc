@@ -61,11 +61,12 @@ RunConfig resolve_train_config(const TrainArgs& a) {
     const bool network = j.contains("model") && j["model"].is_string() && models::find_network(j["model"]);
     if (!j.contains("task")) j["task"] = network || tasks::looks_like_idx(a.data) ? "images" : "text";
     const bool images = j["task"] == "images" || j["task"] == "image_classes";
-    if (j["task"] != "text" && !images)
-      throw Error(fmt::format("train: --data {} is a file for task 'text' or 'images', but the task is {} ({}); drop "
-                              "one of them (task files are for eval --data)",
+    const bool corpus = j["task"] == "phonemes";  // a directory made by scripts/speech_corpus.sh
+    if (j["task"] != "text" && !images && !corpus)
+      throw Error(fmt::format("train: --data {} is a file for task 'text' or 'images' (or the corpus directory of task "
+                              "'phonemes'), but the task is {} ({}); drop one of them (task files are for eval --data)",
                               a.data, j["task"].dump(), a.task.empty() ? "from the config" : "--task"));
-    j["task_options"]["file"] = a.data;
+    j["task_options"][corpus ? "dir" : "file"] = a.data;
   }
   if (!a.optimizer.empty()) j["optimizer"] = a.optimizer;
   if (a.seed) j["seed"] = a.seed;
@@ -181,7 +182,7 @@ Run add_train(CLI::App& app) {
   app.add_option("--config", a->config, "run config (JSON): every option below, plus model_options etc.");
   app.add_option("--model", a->model, "model (tapegrad models)");
   app.add_option("--task", a->task, "task (tapegrad tasks)");
-  app.add_option("--data", a->data, "a UTF-8 text file (task 'text') or an IDX file of images (task 'images')");
+  app.add_option("--data", a->data, "a UTF-8 text file (task 'text'), an IDX file of images (task 'images') or a speech corpus directory (task 'phonemes')");
   app.add_option("--optimizer", a->optimizer, "optimizer: hf, sgd, momentum, nag, rmsprop, adam, lbfgs");
   app.add_option("--seed", a->seed, "random seed (initialisation and data)")->check(CLI::Range(uint64_t{1}, UINT64_MAX));
   app.add_option("--steps", a->steps, "optimizer iterations")->check(CLI::Range(int64_t{0}, INT64_MAX));
@@ -207,7 +208,10 @@ Run add_eval(CLI::App& app) {
   auto seed = std::make_shared<uint64_t>(12345);
   auto count = std::make_shared<int64_t>(10000);
   auto task_sets = std::make_shared<std::vector<std::string>>();
+  auto last = std::make_shared<bool>(false);
   app.add_option("--run", *dir, "run directory")->required();
+  app.add_flag("--last", *last, "score the last checkpoint's parameters, not the best validation's (DIR/best.npz of a "
+                                "run with patience)");
   app.add_option("--task-set", *task_sets,
                  "key=value over the run's task options, for fresh sequences of another kind (steps=60: longer "
                  "ones; part=gap: held-out frequencies)");
@@ -221,7 +225,10 @@ Run add_eval(CLI::App& app) {
       throw Error(fmt::format("eval: give --data (fixed sequences) or --task (fresh ones), not both (--task {} would "
                               "be ignored)",
                               *task));
-    LoadedRun r = load_run(*dir, "eval");
+    LoadedRun r = load_run(*dir, "eval", *last ? WhichParams::last : WhichParams::best_if_any);
+    if (r.params_file != *dir + "/checkpoint.npz")
+      fmt::print("parameters of the best validation: {} (iteration {}; --last for the last checkpoint's)\n",
+                 r.params_file, r.iteration);
     if (r.run.network) return eval_images(r, *dir, *data, *task, n_option->count() ? *count : 0);
     const RunConfig& cfg = r.run.cfg;
     std::unique_ptr<tasks::Dataset> owned;
@@ -296,6 +303,14 @@ Run add_eval(CLI::App& app) {
     else
       fmt::print("{} {:.6f}{}  ({}; success when below {})\n", text ? "bpc" : "error_rate", e.error_rate, interval,
                  t->success_criterion(), t->success_threshold());
+    // A fixed data set's held-out parts both: the validation part (dev) beside the test part.
+    if (r.run.test && t == r.run.test.get() && r.run.valid && r.run.valid->num_cases() > 0) {
+      const EvalResult v = evaluate(*r.run.objective, r.theta, *r.run.valid, *count, *seed ^ kEvaluateSeedMix);
+      fmt::print("valid part: {} {}, loss {:.6f}, {} {:.6f}{}\n", v.sequences, t->case_noun(), v.loss,
+                 tasks::measure(cfg.task).name, v.error_rate,
+                 std::isfinite(v.interval.low) ? fmt::format("  95% interval [{:.6f}, {:.6f}]", v.interval.low, v.interval.high)
+                                               : std::string("  (no interval: fewer than 1,000 sequences)"));
+    }
     if (const auto* tt = dynamic_cast<const tasks::text::TextTask*>(t)) {
       const UnknownCharacters u = unknown_characters(r.run.sequence_objective("eval"), r.theta, *tt, *count);
       if (u.unknown == 0) {

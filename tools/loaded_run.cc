@@ -13,7 +13,7 @@
 
 namespace tg::cli {
 
-LoadedRun load_run(const std::string& dir, const std::string& who) {
+LoadedRun load_run(const std::string& dir, const std::string& who, WhichParams which) {
   const std::string cfg_path = dir + "/config.json", ckpt_path = dir + "/checkpoint.npz";
   const RunConfig trained = run_config_from_json(read_checkpoint_config(ckpt_path), ckpt_path + ": config");
   RunSetup run;
@@ -40,10 +40,18 @@ LoadedRun load_run(const std::string& dir, const std::string& who) {
                                 who, cfg_path, ckpt_path, *d));
     }
   }
-  LoadedRun r{std::move(run), {}};
+  LoadedRun r{std::move(run), {}, ckpt_path, 0};
   blas::set_threads(r.run.cfg.threads);
-  Checkpoint c = load_checkpoint(ckpt_path, r.run.objective->params());
+  const std::string best_path = dir + "/best.npz";
+  if (which == WhichParams::best_if_any && ::lstat(best_path.c_str(), &st) == 0) {
+    r.params_file = best_path;
+    if (auto d = first_difference(run_identity(run_config_from_json(read_checkpoint_config(best_path), best_path)),
+                                  run_identity(r.run.cfg), "in best.npz", "in the checkpoint"))
+      throw Error(fmt::format("{}: {} is not from this run: {}", who, best_path, *d));
+  }
+  Checkpoint c = load_checkpoint(r.params_file, r.run.objective->params());
   r.theta = c.theta;
+  r.iteration = c.iteration;
   return r;
 }
 

@@ -35,8 +35,9 @@ void save_checkpoint(const std::string& path, const Checkpoint& c, const ParamSe
   e.emplace_back("rng_state", std::string_view(c.rng_state));
   e.emplace_back("optimizer_scalars", std::string_view(c.optimizer_scalars.dump()));
   for (const auto& [name, v] : c.optimizer_vectors) e.emplace_back("optimizer/" + name, v.flat());
-  std::string cfg = c.config.dump();
+  std::string cfg = c.config.dump(), trainer = c.trainer.dump();
   e.emplace_back("config", std::string_view(cfg));
+  e.emplace_back("trainer", std::string_view(trainer));
   write_npz(path, e);
 }
 
@@ -85,9 +86,11 @@ Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout) {
   try {
     c.optimizer_scalars = parse_json(a.bytes("optimizer_scalars"), path + ": optimizer_scalars");
     c.config = parse_json(a.bytes("config"), path + ": config");
+    if (a.contains("trainer")) c.trainer = parse_json(a.bytes("trainer"), path + ": trainer");
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: corrupt JSON state: {}", path, e.what()));
   }
+  if (!c.trainer.is_object()) throw Error(fmt::format("{}: 'trainer' must be a JSON object", path));
   if (!c.optimizer_scalars.is_object()) throw Error(fmt::format("{}: 'optimizer_scalars' must be a JSON object", path));
   for (const auto& [key, v] : c.optimizer_scalars.items()) {
     const bool counter = key == "step" || key == "updates" || key == "sequences";

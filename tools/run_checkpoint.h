@@ -1,6 +1,7 @@
 // A run's checkpoint (DIR/checkpoint.npz), the one format of every training method: the parameters
 // (one array per name under param/, plus the flat vector theta), the optimizer's state (its scalars
-// as JSON, its vectors under optimizer/), the trainer's RNG state, iteration, clocks and the config.
+// as JSON, its vectors under optimizer/), the trainer's RNG state and own state (JSON), iteration,
+// clocks and the config.
 // Loading checks every field (shape, range, finiteness, param/ against theta) and names the bad one.
 #pragma once
 #include <cstdint>
@@ -23,6 +24,8 @@ struct Checkpoint {
   nlohmann::json optimizer_scalars;
   std::vector<std::pair<std::string, ParamVec>> optimizer_vectors;
   nlohmann::json config;
+  // The trainer's own state (early stopping's best validation so far); absent in older checkpoints.
+  nlohmann::json trainer = nlohmann::json::object();
 };
 void save_checkpoint(const std::string& path, const Checkpoint& c, const ParamSet& layout);
 Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout);

@@ -33,6 +33,8 @@ nlohmann::json to_json(const RunConfig& c) {
           {"checkpoint_every", c.checkpoint_every},
           {"stop_on_success", c.stop_on_success},
           {"confirm_sequences", c.confirm_sequences},
+          {"patience", c.patience},
+          {"nan_rule", c.nan_rule},
           {"threads", c.threads},
           {"dtype", c.dtype}};
 }
@@ -106,6 +108,8 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   take(j, "checkpoint_every", c.checkpoint_every, where);
   take(j, "stop_on_success", c.stop_on_success, where);
   take(j, "confirm_sequences", c.confirm_sequences, where);
+  take(j, "patience", c.patience, where);
+  take(j, "nan_rule", c.nan_rule, where);
   take(j, "threads", c.threads, where);
   take(j, "dtype", c.dtype, where);
   auto positive = [&](int64_t v, const char* key) {
@@ -123,6 +127,7 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   if (c.confirm_sequences < 0)
     throw Error(fmt::format("{}: 'confirm_sequences' must be >= 0 (0: no confirmation), got {}", where,
                             c.confirm_sequences));
+  if (c.patience < 0) throw Error(fmt::format("{}: 'patience' must be >= 0 (0: no early stopping), got {}", where, c.patience));
   if (c.dtype != "float32" && c.dtype != "float64")
     throw Error(fmt::format("{}: 'dtype' must be float32 or float64, got '{}'", where, c.dtype));
   return c;

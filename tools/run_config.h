@@ -33,6 +33,10 @@ struct RunConfig {
   bool stop_on_success = false;   // stop (with a checkpoint) once validation meets the task's success criterion
                                   // and a confirmation on confirm_sequences fresh ones does too
   int64_t confirm_sequences = 10000;  // fresh sequences (never trained or validated on) that confirm a success
+  int64_t patience = 0;           // early stopping: stop once this many validations in a row found no lower
+                                  // validation error than the best (kept in DIR/best.npz); 0: never
+  bool nan_rule = false;          // first-order methods: a non-finite loss or gradient rolls θ and the optimizer
+                                  // back to the last checkpoint and halves the learning rate (Krueger §5.4.2)
   int threads = 1;                // OpenBLAS threads (results are bitwise repeatable at a fixed count)
   std::string dtype = "float32";
 };

@@ -23,6 +23,7 @@
 #include "optim/distributed.h"
 #include "tasks/text.h"
 #include "tools/config_diff.h"
+#include "tools/early_stopping.h"
 #include "tools/optimizers.h"
 #include "tools/run_limits.h"
 #include "tools/run_lock.h"
@@ -165,6 +166,8 @@ class Trainer {
   void continue_from_checkpoint();
   void remove_stale_temporaries();
   void checkpoint(int64_t iteration);
+  void save_best(int64_t iteration);
+  bool roll_back_after_nan(nlohmann::json& m);
   nlohmann::json iterate(int64_t it);
   bool confirm_success(nlohmann::json& m);
   void log(const nlohmann::json& m, int64_t it);
@@ -175,7 +178,7 @@ class Trainer {
   const TrainOptions opt_;
   optim::Communicator& comm_;
   const bool lead_;
-  const std::string dir_, cfg_path_, ckpt_path_, metrics_path_;
+  const std::string dir_, cfg_path_, ckpt_path_, metrics_path_, best_path_;
   RunSetup run_;
   RunConfig& cfg_;
   std::optional<optim::DistributedObjective> distributed_;
@@ -189,6 +192,14 @@ class Trainer {
   uint64_t valid_seed_;
   EvalResult last_eval_{};
   bool have_eval_ = false;
+  EarlyStopping early_;
+  // The state of the last checkpoint, which the NaN rule rolls back to (every rank keeps it).
+  struct Snapshot {
+    ParamVec theta;
+    optim::Optimizer::State optimizer;
+    int64_t iteration = 0;
+  };
+  Snapshot last_saved_;
   std::optional<EvalResult> confirmation_;  // the last confirmation of a success, if any
   bool confirmed_ = false;                  // this iteration's validation success held on fresh data
   // A first-order optimizer skips a step whose loss, gradient or update is not finite; a run that does
@@ -238,10 +249,12 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
       cfg_path_(dir_ + "/config.json"),
       ckpt_path_(dir_ + "/checkpoint.npz"),
       metrics_path_(dir_ + "/metrics.jsonl"),
+      best_path_(dir_ + "/best.npz"),
       run_(make_run(checked_request(std::move(requested), opt))),
       cfg_(run_.cfg),
       rng_(cfg_.seed * 0x2545F4914F6CDD1DULL + 1),
-      valid_seed_(cfg_.seed + 1000003) {
+      valid_seed_(cfg_.seed + 1000003),
+      early_(cfg_.patience) {
   check_run_limits(run_, opt.resume);  // sizes this machine cannot run: before any thread or the directory exists
   blas::set_threads(cfg_.threads);
   if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); lead_ && local) {
@@ -256,6 +269,10 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
   }
   theta_ = run_.objective->params().values().clone();
   optimizer_ = make_optimizer(cfg_, run_);
+  if (cfg_.nan_rule && !optimizer_->scale_learning_rate(1.0))  // x1: asks whether it has a learning rate
+    throw Error(fmt::format("train: nan_rule halves a learning rate, and optimizer '{}' has none (it is for sgd, "
+                            "momentum, nag, rmsprop, adam and lbfgs)",
+                            cfg_.optimizer));
 }
 
 // Every input is valid by now: only then touch the output directory.
@@ -287,6 +304,7 @@ void Trainer::continue_from_checkpoint() {
   rng_ = rng_from_string(c.rng_state, ckpt_path_);
   optimizer_->restore({c.optimizer_scalars, c.optimizer_vectors});
   start_ = c.iteration;
+  early_.restore(c.trainer.value("early_stopping", nlohmann::json::object()), ckpt_path_);
   trained_seconds_ = c.seconds;
   trained_cpu_ = c.cpu_seconds;
   if (lead_) {
@@ -305,8 +323,9 @@ void Trainer::remove_stale_temporaries() {
 }
 
 void Trainer::checkpoint(int64_t iteration) {
-  if (!lead_) return;
   const optim::Optimizer::State state = optimizer_->state();
+  if (cfg_.nan_rule) last_saved_ = {theta_.clone(), state, iteration};
+  if (!lead_) return;
   Checkpoint c;
   c.iteration = iteration;
   c.seconds = trained_seconds_;
@@ -316,7 +335,43 @@ void Trainer::checkpoint(int64_t iteration) {
   c.optimizer_scalars = state.scalars;
   c.optimizer_vectors = state.vectors;
   c.config = to_json(cfg_);
+  if (early_.enabled()) c.trainer["early_stopping"] = early_.state();
   save_checkpoint(ckpt_path_, c, run_.objective->params());
+}
+
+// The parameters of the best validation so far, as a checkpoint of their own (eval reads it).
+void Trainer::save_best(int64_t iteration) {
+  if (!lead_) return;
+  Checkpoint c;
+  c.iteration = iteration;
+  c.seconds = trained_seconds_;
+  c.cpu_seconds = trained_cpu_;
+  c.theta = theta_;
+  c.rng_state = rng_to_string(rng_);
+  c.optimizer_scalars = optimizer_->state().scalars;
+  c.config = to_json(cfg_);
+  c.trainer["early_stopping"] = early_.state();
+  save_checkpoint(best_path_, c, run_.objective->params());
+}
+
+// Krueger's rule for a run that produced NaN: back to the last checkpoint's θ and optimizer state
+// with half the learning rate. The step that failed was skipped (θ never holds a NaN); the data drawn
+// since the checkpoint is not drawn again, so the run goes on with fresh batches.
+bool Trainer::roll_back_after_nan(nlohmann::json& m) {
+  if (!cfg_.nan_rule || !m.value("skipped", false) ||
+      m.value("skip_reason", std::string()).rfind("nonfinite", 0) != 0)
+    return false;
+  theta_ = last_saved_.theta.clone();
+  optimizer_->restore(last_saved_.optimizer);
+  optimizer_->scale_learning_rate(0.5);
+  const double scale = optimizer_->state().scalars.value("lr_scale", 1.0);
+  m["nan_rule"] = {{"rolled_back_to", last_saved_.iteration}, {"lr_scale", scale}};
+  if (lead_ && !opt_.quiet)
+    std::fprintf(stderr, "%snan_rule: %s at iteration %lld: rolled back to iteration %lld, learning rate x%.6g\n",
+                 ::isatty(STDERR_FILENO) ? "\n" : "", m.value("skip_reason", std::string()).c_str(),
+                 static_cast<long long>(m["iteration"].get<int64_t>()), static_cast<long long>(last_saved_.iteration),
+                 scale);
+  return true;
 }
 
 // One optimizer step and, when due, a validation; the clocks count both.
@@ -334,6 +389,10 @@ nlohmann::json Trainer::iterate(int64_t it) {
     have_eval_ = true;
     m["valid_loss"] = last_eval_.loss;
     m["valid_error"] = last_eval_.error_rate;
+    if (early_.enabled() && early_.observe(last_eval_.error_rate, it + 1)) {
+      m["best"] = true;
+      save_best(it + 1);
+    }
   }
   confirmed_ = cfg_.stop_on_success && m.contains("valid_loss") &&
                last_eval_.error_rate < run_.train->success_threshold() && confirm_success(m);
@@ -442,6 +501,11 @@ std::optional<Stop> Trainer::stop_after(const nlohmann::json& m, int64_t done, b
                                                         confirmation_->error_rate,
                                                         confirmation_->interval.low, confirmation_->interval.high)
                                           : "")};
+  if (early_.exhausted())
+    return Stop{fmt::format("early stopping at iteration {}: {} validations without a lower {} than {:.4g} (iteration "
+                            "{}); those parameters are in {}",
+                            at, early_.since_best(), tasks::measure(cfg_.task).short_name, early_.best_error(),
+                            early_.best_iteration(), best_path_)};
   if (!finished.empty()) return Stop{fmt::format("{} stopped at iteration {}: {}", cfg_.optimizer, at, finished)};
   if (out_of_cpu)
     return Stop{fmt::format("CPU budget of {:.0f} s reached: checkpoint saved at iteration {}", cfg_.cpu_budget, at), 0,
@@ -478,6 +542,10 @@ void Trainer::print_summary(int64_t iterations) {
     summary["success"] = last_eval_.error_rate < run_.train->success_threshold() &&
                          (!confirmation_ || confirmation_->error_rate < run_.train->success_threshold());
   }
+  if (early_.enabled() && early_.best_iteration() > 0) {
+    summary["best_valid_error"] = early_.best_error();
+    summary["best_iteration"] = early_.best_iteration();
+  }
   if (confirmation_) {
     summary["confirm_error"] = confirmation_->error_rate;
     summary["confirm_sequences"] = confirmation_->sequences;
@@ -500,6 +568,7 @@ int Trainer::run() {
       text && lead_ && !fs::exists(dir_ + "/vocab.json"))
     text->corpus().vocab().save(dir_ + "/vocab.json");
   if (!opt_.resume) checkpoint(0);
+  else if (cfg_.nan_rule) last_saved_ = {theta_.clone(), optimizer_->state(), start_};
 
   const SignalFlag signals;
   const bool quiet = opt_.quiet || !lead_;
@@ -516,16 +585,22 @@ int Trainer::run() {
   if (cfg_.cpu_budget > 0 && trained_cpu_ >= cfg_.cpu_budget)
     nothing_to_do = fmt::format("CPU budget of {:.0f} s already spent ({:.1f} s): nothing to train", cfg_.cpu_budget,
                                 trained_cpu_);
+  else if (early_.exhausted())
+    nothing_to_do = fmt::format("early stopping had ended the run ({} validations without improvement): nothing to "
+                                "train",
+                                early_.since_best());
   else if (const std::string f = optimizer_->finished(); !f.empty())
     nothing_to_do = fmt::format("{} had stopped: {}: nothing to train", cfg_.optimizer, f);
   if (!nothing_to_do.empty() && !quiet) std::fprintf(stderr, "%s\n", nothing_to_do.c_str());
   for (; it < cfg_.steps && nothing_to_do.empty(); ++it) {
-    const nlohmann::json m = iterate(it);
+    nlohmann::json m = iterate(it);
+    const bool rolled_back = roll_back_after_nan(m);
     log(m, it);
     const auto now = std::chrono::steady_clock::now();
     seconds_since_start_ = seconds_between(t0, now);
     std::optional<Stop> stop = stop_after(m, it + 1, confirmed_);
-    if ((cfg_.checkpoint_every > 0 && (it + 1) % cfg_.checkpoint_every == 0) || it + 1 == cfg_.steps || stop)
+    if ((cfg_.checkpoint_every > 0 && (it + 1) % cfg_.checkpoint_every == 0) || it + 1 == cfg_.steps || stop ||
+        rolled_back)  // a second NaN before the next checkpoint halves the halved rate
       checkpoint(it + 1);  // θ itself is finite: skipped and rejected steps never write it
     progress.show(it + 1, m, now, trained_cpu_, trained_cpu_ - cpu_at_start, progress_tail(m));
     if (stop) {
