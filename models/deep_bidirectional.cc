@@ -4,7 +4,10 @@
 // separate stacks, each reading only its own direction below). The output layer reads the top layer's
 // two directions. On padded steps (trailing padding: variable lengths) every cell carries its state, so
 // each backward pass starts at its sequence's last real step from its initial state, and the inputs a
-// layer reads at a padded step are carried over too: padding never changes an output.
+// layer reads at a padded step are carried over too: padding never changes an output. Dropout
+// (output_dropout, Krueger's "up the stack only") masks every layer's output on its way up, to the
+// next layer or the output layer, never the recurrent path; input_dropout masks the inputs. The
+// norm-stabilizer reads every layer's two directions, each its own sequence of norms.
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -15,6 +18,19 @@
 namespace tg::models {
 
 namespace {
+
+// Columns [first, first + width) of a [B, n] dropout mask (n: every layer's units side by side).
+Tensor mask_columns(const Tensor& mask, int64_t B, int64_t first, int64_t width) {
+  const int64_t n = mask.size() / B;
+  if (mask.size() != B * n || first + width > n)
+    throw Error(fmt::format("deep_blstm: a dropout mask of {} entries has no columns [{}, {}) for {} sequences",
+                            mask.size(), first, first + width, B));
+  const std::vector<double> all = mask.to_vector();
+  std::vector<double> part(static_cast<size_t>(B * width));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t j = 0; j < width; ++j) part[b * width + j] = all[b * n + first + j];
+  return Tensor::from({B, width}, part, DType::f64);
+}
 
 class DeepBidirectional final : public Model {
  public:
@@ -38,6 +54,12 @@ class DeepBidirectional final : public Model {
   const std::string& kind() const override { return kind_; }
   OutputKind output_kind() const override { return output_; }
   int64_t readout_size() const override { return fwd_.back()->readout_size() + bwd_.back()->readout_size(); }
+  bool supports_dropout() const override { return true; }
+  int64_t dropout_units() const override {
+    int64_t n = 0;
+    for (size_t l = 0; l < fwd_.size(); ++l) n += fwd_[l]->readout_size() + bwd_[l]->readout_size();
+    return n;
+  }
 
   Outputs unroll(Graph& g, const Sequence& xs) const override {
     check_sequence(xs, io_, kind_);
@@ -45,18 +67,29 @@ class DeepBidirectional final : public Model {
     std::vector<StepInput> x = step_inputs(g, xs, io_, params_.dtype());
     std::vector<std::vector<Var>> preacts(static_cast<size_t>(xs.T));
     std::vector<Var> top(static_cast<size_t>(xs.T));
+    if (!xs.readout_keep.empty() && xs.readout_keep.size() != static_cast<size_t>(xs.T))
+      throw Error(fmt::format("model '{}': {} dropout masks for {} steps", kind_, xs.readout_keep.size(), xs.T));
+    int64_t mask_column = 0;  // the first column of this layer's units in the dropout masks
+    std::vector<std::vector<Var>> states;  // each direction of each layer, for the norm-stabilizer
     for (size_t l = 0; l < fwd_.size(); ++l) {
       const DirectionPass f = run_direction(g, *fwd_[l], x, xs, true, fmt::format("{}/l{}/fwd/t", kind_, l + 1));
       const DirectionPass b = run_direction(g, *bwd_[l], x, xs, false, fmt::format("{}/l{}/bwd/t", kind_, l + 1));
       for (int64_t t = 0; t < xs.T; ++t) {
         const Var both[] = {f.readout[t], b.readout[t]};
         top[t] = ops::concat(both, 1);
+        if (!xs.readout_keep.empty())
+          top[t] = ops::mul(top[t], g.input(mask_columns(xs.readout_keep[t], xs.B, mask_column, top[t].shape()[1])
+                                                .astype(params_.dtype())));
         x[t] = StepInput{nullptr, top[t], Var()};
         preacts[t].push_back(f.preact[t]);
         preacts[t].push_back(b.preact[t]);
       }
+      mask_column += fwd_[l]->readout_size() + bwd_[l]->readout_size();
+      states.push_back(f.readout);
+      states.push_back(b.readout);
     }
     Outputs out;
+    out.layer_states = std::move(states);
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, kind_ + "/out/t", static_cast<long>(t));
       Var h = top[t];

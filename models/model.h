@@ -27,6 +27,9 @@ struct Outputs {
   std::vector<Var> preact;  // per step [B, H]: hidden pre-activations (structural damping), tag "preact"
   std::vector<Var> hidden;  // per step [B, H]: the state read by the output layer
   Var initial;              // [B, H]: that readout of the initial state (cell models; else empty)
+  // Deep stacks: every recurrent layer's state, one sequence per layer and direction (per step [B, H_l],
+  // padded steps as the cell leaves them), which the norm-stabilizer reads instead of `hidden`.
+  std::vector<std::vector<Var>> layer_states;
 
   // Appends one step: pre-activation u, state h, logits z; tags u "preact" and z "logits" (what
   // curvature blocks and adjoint reads look for).
@@ -62,6 +65,9 @@ class Model {
   // Whether unroll applies Sequence::input_keep / readout_keep (dropout on non-recurrent connections).
   virtual bool supports_dropout() const { return false; }
   virtual int64_t readout_size() const { return 0; }  // width of what the output layer reads (dropout masks)
+  // Units per step that output_dropout masks (Sequence::readout_keep's width): what the output layer
+  // reads, or in a deep stack every layer's output on its way up (deep_blstm).
+  virtual int64_t dropout_units() const { return readout_size(); }
   // Rematerialisation (gradient checkpointing, core/remat.h) needs the unroll cut into segments: a model that can builds
   // steps [begin, end) alone from `state`, the state before step `begin` (empty: the initial state,
   // built from the parameters), and leaves the state after step end - 1 in `state`. The nodes, scopes

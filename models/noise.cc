@@ -43,7 +43,7 @@ void draw_noise(tasks::Batch& b, const NoiseOptions& o, const Model& m, Rng& rng
   models::Sequence& xs = b.inputs;
   if (o.input_dropout > 0)
     xs.input_keep = keep_masks(xs.T, xs.B, m.io().symbolic() ? 1 : m.io().in, o.input_dropout, rng);
-  if (o.output_dropout > 0) xs.readout_keep = keep_masks(xs.T, xs.B, m.readout_size(), o.output_dropout, rng);
+  if (o.output_dropout > 0) xs.readout_keep = keep_masks(xs.T, xs.B, m.dropout_units(), o.output_dropout, rng);
   if (o.weight_noise > 0) {
     const ParamSet& ps = m.params();
     ParamVec eps = ParamVec::random_normal(ps.values().layout(), ps.dtype(), rng);

@@ -107,7 +107,7 @@ V steps(const V& v, int64_t begin, int64_t end) {
   return v.empty() ? V{} : V(v.begin() + begin, v.begin() + end);
 }
 Targets slice_targets(const Targets& ys, int64_t begin, int64_t end) {
-  return Targets{steps(ys.symbols, begin, end), steps(ys.dense, begin, end), steps(ys.mask, begin, end)};
+  return Targets{steps(ys.symbols, begin, end), steps(ys.dense, begin, end), steps(ys.mask, begin, end), {}};
 }
 bool any_nonzero(const Tensor& m) {
   for (int64_t i = 0; i < m.size(); ++i)
@@ -236,7 +236,13 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
     Var omega = norm_preserving_omega(*g, out.hidden, adj);
     if (!omega.empty()) loss = ops::add(loss, ops::scale(omega, opt_.norm_preserving));
   }
-  if (Var r = stability_penalty(out.hidden, out.initial, opt_.stability); !r.empty()) loss = ops::add(loss, r);
+  // one penalty per recurrent state sequence (deep stacks: every layer and direction), each sequence
+  // of the batch over its own length
+  const std::vector<std::vector<Var>> stabilized = out.layer_states.empty() ? std::vector<std::vector<Var>>{out.hidden} : out.layer_states;
+  for (const std::vector<Var>& states : stabilized)
+    if (Var r = stability_penalty(states, out.layer_states.empty() ? out.initial : Var(), opt_.stability, b.inputs.mask);
+        !r.empty())
+      loss = ops::add(loss, r);
   built.loss = loss;
   built.curvature = ad::Block{read, loss};
 

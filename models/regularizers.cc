@@ -48,7 +48,13 @@ Var l1(Var h) { return ops::sum(ops::abs(h), 1); }
 }  // namespace
 
 Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPenalty& p) {
+  return stability_penalty(hidden, h0, p, {});
+}
+
+Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPenalty& p, const std::vector<Tensor>& mask) {
   if (p.kind == "none" || p.beta == 0 || hidden.empty()) return {};
+  if (!mask.empty() && mask.size() != hidden.size())
+    throw Error(fmt::format("stability_penalty: {} step masks for {} steps", mask.size(), hidden.size()));
   const size_t T = hidden.size();
   const bool needs_h0 = !p.skip_first && p.kind != "target_norm" && p.kind != "squared_norm";
   if (needs_h0 && h0.empty())
@@ -61,14 +67,21 @@ Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPen
   states.insert(states.end(), hidden.begin(), hidden.end());
 
   std::vector<Var> terms;  // each [B]
+  std::vector<size_t> step;  // the last step (index into hidden) each term reads
+  const size_t first = needs_h0 ? 1 : 0;  // states[k] is hidden[k - first]
   if (p.kind == "target_norm" || p.kind == "squared_norm") {
-    for (const Var& h : hidden)
+    for (const Var& h : hidden) {
       terms.push_back(p.kind == "target_norm" ? ops::square(ops::add_scalar(l2(h), -p.target))
                                               : ops::sum(ops::square(h), 1));
+      step.push_back(step.size());
+    }
   } else if (p.kind == "initial_final") {
+    if (!mask.empty()) throw Error("stability_penalty 'initial_final' does not take sequences of different lengths");
     terms.push_back(ops::square(ops::sub(l2(states.front()), l2(states.back()))));
+    step.push_back(T - 1);
   } else {
     for (size_t t = 1; t < states.size(); ++t) {
+      step.push_back(t - first);
       Var a = states[t - 1], b = states[t];
       if (p.kind == "state_diff") {
         terms.push_back(ops::sum(ops::square(ops::sub(b, a)), 1));
@@ -84,9 +97,27 @@ Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPen
     }
   }
   Var total;
-  for (const Var& t : terms) total = ops::add(total, ops::mean(t));
+  if (mask.empty()) {
+    for (const Var& t : terms) total = ops::add(total, ops::mean(t));
+    if (total.empty()) return {};
+    return ops::scale(total, p.beta / static_cast<double>(T));
+  }
+  // weights mask_t[b] / T_b, as constants of the graph
+  const int64_t B = mask[0].size();
+  std::vector<double> length(static_cast<size_t>(B), 0.0);
+  for (const Tensor& m : mask)
+    for (int64_t b = 0; b < B; ++b) length[static_cast<size_t>(b)] += m.at(b) != 0;
+  if (terms.empty()) return {};
+  Graph& g = *terms[0].graph();
+  for (size_t k = 0; k < terms.size(); ++k) {
+    std::vector<double> w(static_cast<size_t>(B));
+    for (int64_t b = 0; b < B; ++b)
+      w[b] = mask[step[k]].at(b) != 0 && length[b] > 0 ? 1.0 / length[static_cast<size_t>(b)] : 0.0;
+    const Var wk = g.input(Tensor::from({B}, w, DType::f64).astype(terms[k].dtype()));
+    total = ops::add(total, ops::mean(ops::mul(terms[k], wk)));
+  }
   if (total.empty()) return {};
-  return ops::scale(total, p.beta / static_cast<double>(T));
+  return ops::scale(total, p.beta);
 }
 
 std::vector<Tensor> hidden_adjoints(Var loss, const std::vector<Var>& hidden) {

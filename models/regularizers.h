@@ -35,6 +35,11 @@ const std::vector<std::string>& stability_penalty_kinds();
 // β/T Σ_t term_t over the steps, mean over the batch's sequences (T = hidden.size()). `h0` is the
 // state before step 1 (may be empty when skip_first needs none; an empty h0 otherwise is an error).
 Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPenalty& p);
+// The same for sequences of different lengths: `mask` (per step [B], 1 on a real step, trailing
+// padding 0) drops every term that reads a padded step t, and each sequence's sum is divided by its own
+// length: β Σ_t mask_t term_t / T_b, mean over the batch. Equal to the unmasked penalty when no step is
+// padded.
+Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPenalty& p, const std::vector<Tensor>& mask);
 
 // Values of the total derivatives ∂loss/∂h_t (each [B, H]), by one reverse pass inside the graph.
 std::vector<Tensor> hidden_adjoints(Var loss, const std::vector<Var>& hidden);
