@@ -20,81 +20,14 @@
 
 namespace tg::tasks {
 
-SpeechPart read_speech_part(const std::string& path, const std::string& features, int64_t phones) {
-  const NpzArchive a(path);
-  const NpzEntry& f = a.at(features);
-  if (f.shape.size() != 2 || f.shape[1] < 1)
-    throw Error(fmt::format("{}: array '{}' has shape [{}], want [frames, dim]", path, features, fmt::join(f.shape, ", ")));
-  SpeechPart p;
-  p.dim = f.shape[1];
-  const std::vector<double> values = f.doubles();
-  p.frames.assign(values.begin(), values.end());
-  p.offsets = a.int64s("frame_offsets");
-  const std::vector<int64_t> labels = a.int64s("labels"), label_offsets = a.int64s("label_offsets");
-  const int64_t frames = f.shape[0];
-  auto monotone = [&](const std::vector<int64_t>& o, int64_t total, const char* name) {
-    if (o.size() < 2 || o.front() != 0 || o.back() != total)
-      throw Error(fmt::format("{}: '{}' must run from 0 to {} (got {} entries)", path, name, total, o.size()));
-    for (size_t i = 1; i < o.size(); ++i)
-      if (o[i] < o[i - 1]) throw Error(fmt::format("{}: '{}' decreases at entry {}", path, name, i));
-  };
-  monotone(p.offsets, frames, "frame_offsets");
-  monotone(label_offsets, static_cast<int64_t>(labels.size()), "label_offsets");
-  if (label_offsets.size() != p.offsets.size())
-    throw Error(fmt::format("{}: {} utterances of frames, {} of labels", path, p.offsets.size() - 1,
-                            label_offsets.size() - 1));
-  for (size_t u = 0; u + 1 < label_offsets.size(); ++u) {
-    std::vector<int32_t> l;
-    for (int64_t i = label_offsets[u]; i < label_offsets[u + 1]; ++i) {
-      if (labels[static_cast<size_t>(i)] < 0 || labels[static_cast<size_t>(i)] >= phones)
-        throw Error(fmt::format("{}: utterance {} has phone {} (want [0, {}))", path, u, labels[static_cast<size_t>(i)], phones));
-      l.push_back(static_cast<int32_t>(labels[static_cast<size_t>(i)]));
-    }
-    p.labels.push_back(std::move(l));
-  }
-  return p;
-}
-
 namespace {
 constexpr int64_t kPhones = 39;  // scripts/speech/make_corpus.py's folded set; the blank is class 39
-
-// Per-dimension mean and standard deviation of a part's frames (the training part's normalise them all).
-struct Standardizer {
-  std::vector<double> mean, scale;
-  explicit Standardizer(const SpeechPart& p) : mean(static_cast<size_t>(p.dim)), scale(static_cast<size_t>(p.dim)) {
-    const int64_t n = static_cast<int64_t>(p.frames.size()) / p.dim;
-    std::vector<double> sq(static_cast<size_t>(p.dim));
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t d = 0; d < p.dim; ++d) {
-        const double x = p.frames[static_cast<size_t>(i * p.dim + d)];
-        mean[static_cast<size_t>(d)] += x, sq[static_cast<size_t>(d)] += x * x;
-      }
-    for (size_t d = 0; d < mean.size(); ++d) {
-      mean[d] /= static_cast<double>(n);
-      scale[d] = 1.0 / std::sqrt(std::max(sq[d] / static_cast<double>(n) - mean[d] * mean[d], 1e-12));
-    }
-  }
-};
-
-// Each file is read once per process, however many tasks (parts, evaluations) read it; a file rewritten
-// since (another size or time) is read again.
-std::shared_ptr<const SpeechPart> cached_part(const std::string& path, const std::string& features) {
-  static std::mutex m;
-  static std::map<std::string, std::shared_ptr<const SpeechPart>> cache;
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  const auto time = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
-  const std::lock_guard lock(m);
-  auto& slot = cache[fmt::format("{}\n{}\n{}\n{}", path, features, ec ? 0 : size, ec ? 0 : time)];
-  if (!slot) slot = std::make_shared<const SpeechPart>(read_speech_part(path, features, kPhones));
-  return slot;
-}
 
 class PhonemeTask final : public Task {
  public:
   PhonemeTask(std::shared_ptr<const SpeechPart> part, std::shared_ptr<const SpeechPart> train, bool standardize)
       : part_(std::move(part)) {
-    if (standardize) standardizer_ = std::make_shared<Standardizer>(*train);
+    if (standardize) standardizer_ = std::make_shared<SpeechStandardizer>(*train);
     sig_.symbolic_input = false;
     sig_.input_dim = part_->dim;
     sig_.output = OutputKind::softmax;
@@ -158,7 +91,7 @@ class PhonemeTask final : public Task {
         m[static_cast<size_t>(s)] = 1;
         for (int64_t d = 0; d < D; ++d) {
           double v = part_->frames[static_cast<size_t>((start + t) * D + d)];
-          if (standardizer_) v = (v - standardizer_->mean[static_cast<size_t>(d)]) * standardizer_->scale[static_cast<size_t>(d)];
+          if (standardizer_) v = (*standardizer_)(v, d);
           x[static_cast<size_t>(s * D + d)] = v;
         }
       }
@@ -173,7 +106,7 @@ class PhonemeTask final : public Task {
   std::string name_ = "phonemes";
   Signature sig_;
   std::shared_ptr<const SpeechPart> part_;
-  std::shared_ptr<Standardizer> standardizer_;
+  std::shared_ptr<SpeechStandardizer> standardizer_;
 };
 }  // namespace
 
@@ -191,8 +124,8 @@ void register_speech(std::vector<TaskInfo>& r) {
                    throw Error(fmt::format("task 'phonemes': {}/train.npz is missing: make the corpus with bash "
                                            "scripts/speech_corpus.sh",
                                            dir));
-                 return std::make_unique<PhonemeTask>(cached_part(fmt::format("{}/{}.npz", dir, file), features),
-                                                      cached_part(dir + "/train.npz", features), o.flag("standardize"));
+                 return std::make_unique<PhonemeTask>(cached_speech_part(fmt::format("{}/{}.npz", dir, file), features, kPhones),
+                                                      cached_speech_part(dir + "/train.npz", features, kPhones), o.flag("standardize"));
                }});
 }
 

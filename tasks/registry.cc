@@ -35,6 +35,7 @@ const std::vector<TaskInfo>& registry() {
     register_video(r);
     register_gated(r);
     register_speech(r);
+    register_speech_frames(r);
     return r;
   }();
   return all;
@@ -70,6 +71,7 @@ Measure measure(const std::string& task) {
   if (task == "bouncing_balls_kl") return {"KL divergence per sequence", "KL"};
   if (task == "image_pairs" || task == "transformed_video" || task == "sine_walk") return {"mean squared error", "MSE"};
   if (task == "phonemes") return {"phoneme error rate", "PER"};
+  if (task == "speech_frames") return {"squared error per frame", "SE/frame"};
   for (const TaskInfo& t : registry())
     if (t.name == task) return {"error rate", "error"};
   return {"error measure", "error"};

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Krueger's Table 5.IV at our scale (seed 004 §5.4.2; issue 21; docs/results/speech.md): a 3-layer deep
+# bidirectional LSTM with a CTC output on the espeak-ng phoneme corpus (scripts/speech_corpus.sh), Adam
+# lr 0.001 with gradient clipping 200 as Krueger, early stopping on the dev part's phoneme error rate
+# and the NaN rule, for the norm-stabilizer beta in {0, 50, 500}, weight noise sigma 0.05, dropout 0.5
+# and their pairwise combinations (Krueger's eight settings and the two he left out, weight noise with
+# the stabilizer). Every run trains to a CPU budget (BUDGET seconds) or until early stopping ends it,
+# and resumes from its checkpoint when an invocation is cut short. Runs: $ROOT/<setting>_s<seed>.
+#   SETTINGS   which settings (default all ten, in order)    SEEDS   default "1"
+#   HIDDEN     units per direction and layer (default 64)    BUDGET  CPU seconds per run (default 1200)
+# Scoring: EVAL=1 bash scripts/experiments/speech.sh (dev and test PER of each run's best dev validation).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TG=${TG:-./build/tools/tapegrad}
+export OPENBLAS_NUM_THREADS=1
+source scripts/experiments/lane.sh
+ROOT=${ROOT:-runs/speech}
+BUDGET=${BUDGET:-1200}
+HIDDEN=${HIDDEN:-64}
+SEEDS=${SEEDS:-1}
+ALL="base b50 b500 wn do b50_do b500_do wn_do wn_b50 wn_b500"
+SETTINGS=${SETTINGS:-$ALL}
+[ -f data/speech/train.npz ] || { echo "speech.sh: no corpus in data/speech: run bash scripts/speech_corpus.sh" >&2; exit 2; }
+# 3000 training utterances in batches of 16: an epoch is 188 iterations. Validation every half epoch on
+# the whole dev part (400 utterances); patience 10 validations = 5 epochs (Krueger: 25 epochs).
+common=(--model deep_blstm --task phonemes --data data/speech --set "model_options.layers=[$HIDDEN,$HIDDEN,$HIDDEN]"
+        --optimizer adam --set optimizer_options.lr=0.001 --set optimizer_options.clip_norm=200 --set batch=16
+        --set eval_every=94 --set eval_batch=400 --set patience=10 --set nan_rule=true --set checkpoint_every=47
+        --steps 100000000 --cpu-budget "$BUDGET")
+
+setting_args() {  # the regularizers of setting $1
+  local name=$1 args=()
+  [[ $name == *b50* && $name != *b500* ]] && args+=(--set objective_options.norm_stabilizer=50)
+  [[ $name == *b500* ]] && args+=(--set objective_options.norm_stabilizer=500)
+  [[ $name == *wn* ]] && args+=(--set objective_options.weight_noise=0.05)
+  [[ $name == *do* ]] && args+=(--set objective_options.output_dropout=0.5)
+  case " $ALL " in *" $name "*) ;; *) echo "speech.sh: unknown setting '$name' (settings: $ALL)" >&2; return 2 ;; esac
+  echo "${args[@]}"
+}
+
+mkdir -p "$ROOT"
+for name in $SETTINGS; do
+  text=$(setting_args "$name") || exit 2
+  read -r -a reg <<< "$text"
+  for seed in $SEEDS; do
+    out=$ROOT/${name}_s$seed
+    if [ "${EVAL:-0}" = 1 ]; then
+      [ -f "$out/done" ] || continue
+      [ -f "$out/eval.txt" ] || "$TG" eval --run "$out" > "$out/eval.txt"
+      echo "$name seed $seed: $(grep -h "phoneme error rate" "$out/eval.txt" | cut -c1-60 | tr '\n' ';')"
+      continue
+    fi
+    train_lane "$out" "${common[@]}" "${reg[@]}" --seed "$seed"
+  done
+done
