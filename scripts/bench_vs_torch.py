@@ -7,7 +7,11 @@ shared machine's load hits both alike, and prints per-config medians and ratios.
 `ae:ENCODER:B` (e.g. ae:784-1000-500-250-30:200) does the same for the deep autoencoder on B random
 images in [0, 1] (`tapegrad bench --network autoencoder`; PyTorch: nn.Sequential of Linear layers,
 Sigmoid units, a linear code layer, logits out, BCEWithLogitsLoss(reduction='sum') / B, which is
-tapegrad's loss: summed over the pixels, mean over the images):
+tapegrad's loss: summed over the pixels, mean over the images). A config `ctc:H:B:T` times the speech
+step (`tapegrad bench --model deep_blstm --ctc`): a 3-layer deep bidirectional LSTM of H units per
+direction on B random sequences of T frames of 39 features, 40 classes (the blank last), CTC against
+random label sequences of T/10 labels, the loss summed over the sequences / B (PyTorch: nn.LSTM with
+num_layers=3, bidirectional=True, nn.Linear, log_softmax and F.ctc_loss(reduction='sum') / B):
 
   step      forward + backward of the whole unrolled sequence (loss: mean next-symbol cross-entropy),
             or of the autoencoder on its batch: a first-order optimizer's step minus the update
@@ -23,6 +27,7 @@ PyTorch is optional (Debian's python3-torch); without it only the tapegrad side 
   /usr/bin/python3 scripts/bench_vs_torch.py                     # the default configs
   /usr/bin/python3 scripts/bench_vs_torch.py --configs lstm:512:128:100 --rounds 3 --threads 1
   /usr/bin/python3 scripts/bench_vs_torch.py --configs ae:784-1000-500-250-30:200 --rounds 5 --threads 1
+  /usr/bin/python3 scripts/bench_vs_torch.py --configs ctc:64:16:300 ctc:250:16:300 --rounds 3 --threads 1
 """
 import argparse
 import json
@@ -315,6 +320,34 @@ def torch_autoencoder_timings(torch, encoder, B, reps):
     return results
 
 
+CTC_IN, CTC_CLASSES, CTC_LAYERS = 39, 40, 3
+
+
+def torch_ctc_timings(torch, H, B, T, reps):
+    """Median ms of the speech step: nn.LSTM(39, H, 3 layers, bidirectional), a linear layer to 40
+    classes, log_softmax and CTC (blank 39) against T/10 random labels per sequence, summed / B."""
+    nn = torch.nn
+    F = torch.nn.functional
+    torch.manual_seed(1)
+    lstm = nn.LSTM(CTC_IN, H, num_layers=CTC_LAYERS, bidirectional=True)
+    out = nn.Linear(2 * H, CTC_CLASSES)
+    params = list(lstm.parameters()) + list(out.parameters())
+    x = torch.randn(T, B, CTC_IN)
+    L = max(1, T // 10)
+    labels = torch.randint(0, CTC_CLASSES - 1, (B, L))
+    input_lengths = torch.full((B,), T, dtype=torch.long)
+    label_lengths = torch.full((B,), L, dtype=torch.long)
+    timed = timer(reps)
+
+    def step():
+        for q in params:
+            q.grad = None
+        logp = F.log_softmax(out(lstm(x)[0]), 2)
+        (F.ctc_loss(logp, labels, input_lengths, label_lengths, blank=CTC_CLASSES - 1, reduction="sum") / B).backward()
+
+    return {"step/nn.LSTM bidirectional + CTC": timed(step)}
+
+
 # ---------------------------------------------------------------- tapegrad side
 
 def tapegrad_timings(binary, model, H, B, T, reps, threads):
@@ -327,6 +360,14 @@ def tapegrad_timings(binary, model, H, B, T, reps, threads):
 def tapegrad_autoencoder_timings(binary, encoder, B, reps, threads):
     cmd = [binary, "bench", "--network", "autoencoder", "--encoder", encoder, "--batch", str(B),
            "--reps", str(reps), "--threads", str(threads), "--json"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def tapegrad_ctc_timings(binary, H, B, T, reps, threads):
+    cmd = [binary, "bench", "--model", "deep_blstm", "--ctc", "--in", str(CTC_IN), "--vocab", str(CTC_CLASSES),
+           "--depth", str(CTC_LAYERS), "--hidden", str(H), "--batch", str(B), "--steps", str(T), "--reps", str(reps),
+           "--threads", str(threads), "--json"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
 
@@ -364,6 +405,14 @@ def main():
             run_tapegrad = lambda: tapegrad_autoencoder_timings(binary, encoder, B, a.reps, a.threads)
             run_torch = lambda: torch_autoencoder_timings(torch, encoder, B, a.reps)
             loop_variant = "step/nn.Sequential"
+        elif parts[0] == "ctc":  # ctc:H:B:T
+            if len(parts) != 4:
+                sys.exit(f"bench_vs_torch: config {cfg!r}: write ctc:H:B:T, e.g. ctc:64:16:300")
+            H, B, T = int(parts[1]), int(parts[2]), int(parts[3])
+            row = {"model": "ctc", "config": f"deep BLSTM {CTC_LAYERS}x{H} + CTC B={B} T={T}", "H": H, "B": B, "T": T}
+            run_tapegrad = lambda: tapegrad_ctc_timings(binary, H, B, T, a.reps, a.threads)
+            run_torch = lambda: torch_ctc_timings(torch, H, B, T, a.reps)
+            loop_variant = "step/nn.LSTM bidirectional + CTC"
         else:
             model, H, B, T = parts
             H, B, T = int(H), int(B), int(T)

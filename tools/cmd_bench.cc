@@ -20,6 +20,9 @@ Run add_bench(CLI::App& app) {
   auto network = std::make_shared<std::string>();
   auto encoder = std::make_shared<std::string>("784-1000-500-250-30");
   auto layers = std::make_shared<std::string>("784-1000-500-10");
+  auto ctc = std::make_shared<bool>(false);
+  auto in = std::make_shared<int64_t>(39);
+  auto depth = std::make_shared<int64_t>(3);
   app.add_option("--vocab", opt->workload.vocab, "vocabulary size V")->check(CLI::Range(2, 100000));
   app.add_option("--hidden", opt->workload.hidden, "hidden units H")->check(CLI::Range(1, 8192));
   CLI::Option* batch =
@@ -42,7 +45,12 @@ Run add_bench(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--layers", *layers, "--network mlp: inputs-hidden...-classes")->capture_default_str();
   network_opt->excludes(app.get_option("--model"));
-  return [opt, json, model, network, encoder, layers, batch] {
+  app.add_flag("--ctc", *ctc,
+               "--model deep_blstm: a CTC step on random frames (--in features) and label sequences (T/10 labels); "
+               "--vocab classes with the blank last, --depth layers of --hidden units per direction");
+  app.add_option("--in", *in, "--ctc: input features per frame")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--depth", *depth, "--ctc: layers")->check(CLI::Range(1, 100))->capture_default_str();
+  return [opt, json, model, network, encoder, layers, batch, ctc, in, depth] {
     if (!network->empty()) {
       bench::NetworkStepConfig c{.network = *network, .layers = *network == "mlp" ? *layers : *encoder,
                                  .reps = opt->reps, .threads = opt->threads};
@@ -54,8 +62,8 @@ Run add_bench(CLI::App& app) {
     }
     if (!model->empty()) {
       bench::ZooStepConfig c{.model = *model, .vocab = opt->workload.vocab, .hidden = opt->workload.hidden,
-                             .batch = opt->workload.batch, .steps = opt->workload.steps, .reps = opt->reps,
-                             .threads = opt->threads};
+                             .batch = opt->workload.batch, .steps = opt->workload.steps, .ctc = *ctc, .in = *in,
+                             .depth = *depth, .reps = opt->reps, .threads = opt->threads};
       bench::ZooStepResult r = bench::run_zoo_step(c);
       if (*json) fmt::print("{}\n", bench::to_json(r).dump(2));
       else fmt::print("{}", bench::to_table(r));
