@@ -1,6 +1,8 @@
-// The phoneme task (tasks/phonemes.h) on a tiny corpus written here in the maker's format: batches of
-// utterances with trailing padding and label sequences, features standardised with the training part's
-// statistics, the phoneme error rate of best-path decoding, and clear errors for broken files.
+// The speech tasks on a tiny corpus written here in the maker's format. phonemes (tasks/phonemes.h):
+// batches of utterances with trailing padding and label sequences, features standardised with the
+// training part's statistics, the phoneme error rate of best-path decoding, and clear errors for broken
+// files. speech_frames (tasks/speech_frames.cc): the fixed non-overlapping windows, inputs and next-frame
+// targets, random windows inside utterances long enough, the squared error per frame.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -87,6 +89,40 @@ TEST(Phonemes, BrokenFilesAreClearErrors) {
   EXPECT_THROW(make("phonemes", {{"dir", c.dir.string()}}), Error);
   EXPECT_THROW(make("phonemes", {{"dir", (c.dir / "missing").string()}}), Error);
   EXPECT_THROW(make("phonemes", {{"dir", c.dir.string()}, {"features", "plp"}}), Error);
+}
+
+TEST(SpeechFrames, FixedWindowsAndNextFrameTargets) {
+  TinyCorpus c;
+  auto task = make("speech_frames", {{"dir", c.dir.string()}, {"standardize", false}, {"steps", 1}});
+  EXPECT_EQ(task->signature().input_dim, 2);
+  EXPECT_EQ(task->signature().output_dim, 2);
+  EXPECT_EQ(task->signature().output, OutputKind::linear);
+  // utterance 0 (3 frames) gives windows at 0 and 1, utterance 1 (1 frame) none, utterance 2 (2) one
+  ASSERT_EQ(task->num_sequences(), 3);
+  const Batch b = task->sequences(0, 3);
+  ASSERT_EQ(b.steps(), 1);
+  EXPECT_TRUE(b.inputs.mask.empty());
+  EXPECT_EQ(b.inputs.dense[0].to_vector(), (std::vector<double>{1, 10, 2, 20, 5, 50}));
+  EXPECT_EQ(b.targets.dense[0].to_vector(), (std::vector<double>{2, 20, 3, 30, 6, 60}));
+  // the squared error per predicted frame, summed over its dimensions
+  EXPECT_EQ(task->error_rate(b, b.targets.dense), 0.0);
+  const std::vector<Tensor> zero = {Tensor::from({3, 2}, std::vector<double>(6, 0.0), DType::f64)};
+  EXPECT_DOUBLE_EQ(task->error_rate(b, zero), (4 + 400 + 9 + 900 + 36 + 3600) / 3.0);
+}
+
+TEST(SpeechFrames, RandomWindowsFitTheirUtterances) {
+  TinyCorpus c;
+  auto task = make("speech_frames", {{"dir", c.dir.string()}, {"standardize", false}, {"steps", 2}});
+  ASSERT_EQ(task->num_sequences(), 1);  // only utterance 0 has 3 frames
+  Rng rng(5);
+  const Batch b = dynamic_cast<const Task&>(*task).sample(8, rng);
+  ASSERT_EQ(b.steps(), 2);
+  for (int64_t s = 0; s < 8; ++s) {
+    EXPECT_EQ(b.inputs.dense[0].at(s * 2), 1);  // the one window that fits: frames 1, 2 -> 2, 3
+    EXPECT_EQ(b.targets.dense[1].at(s * 2), 3);
+  }
+  EXPECT_THROW(make("speech_frames", {{"dir", c.dir.string()}, {"steps", 3}}), Error);  // no utterance is long enough
+  EXPECT_THROW(make("speech_frames", {{"dir", c.dir.string()}, {"steps", 0}}), Error);
 }
 
 }  // namespace
