@@ -64,6 +64,10 @@ expect pgp_seed_too_short "3 layers infer their top mapping from 4 frames; the d
 expect pgp_with_mu "which model 'pgp' does not have: drop mu" -- train --model pgp --task transformed_video --optimizer hf --set optimizer_options.mu=0.1 --out run1
 expect sine_codes_one "option .codes. must be 0 .no code. or at least 2" -- train --model cpgp --task sine_walk --set task_options.codes=1 --out run1
 expect phonemes_no_corpus "nowhere/train.npz is missing: make the corpus with bash scripts/speech_corpus.sh" -- train --model deep_blstm --task phonemes --set task_options.dir=nowhere --out run1
+expect phonemes_data_dir "nowhere/train.npz is missing: make the corpus with bash scripts/speech_corpus.sh" -- train --model deep_blstm --task phonemes --data nowhere --out run1
+expect speech_frames_no_corpus "task 'speech_frames': .*nowhere/train.npz is missing" -- train --model rnn --task speech_frames --set task_options.dir=nowhere --out run1
+expect negative_patience "'patience' must be >= 0 .0: no early stopping., got -1" -- train --set patience=-1 --out run1
+expect nan_rule_hf "nan_rule halves a learning rate, and optimizer 'hf' has none" -- train --optimizer hf --set nan_rule=true --out run1
 expect ddn_bad_part "option 'part'" -- train --model controller --task ddn --set task_options.part=dev --out run1
 expect trajectories_no_run "does not exist|no such file|cannot open" -- plot --run nowhere --trajectories
 expect ollivier_rnn_blocks "needs a gated model"       -- ollivier --model ollivier_rnn --transition rbpm --options '{"pairs":1,"n_min":3,"n_max":4}' --max-passes 2
