@@ -126,15 +126,8 @@ Var per_sequence_step_loss(Graph& g, OutputKind kind, Var z, const Targets& ys, 
 // Per-sequence CTC losses [B] of a batch with label-sequence targets (tasks::Targets::labels): the blank is
 // the last class, each sequence's length its input mask's count of real steps (trailing padding).
 Var ctc_per_sequence(Graph& g, std::span<const Var> logits, const tasks::Batch& b) {
-  CtcBatch c{.labels = b.targets.labels, .lengths = {}, .blank = static_cast<int32_t>(logits[0].shape()[1] - 1)};
-  for (int64_t s = 0; s < b.size(); ++s) {
-    int64_t len = b.steps();
-    if (!b.inputs.mask.empty()) {
-      len = 0;
-      for (int64_t t = 0; t < b.steps(); ++t) len += b.inputs.mask[t].at(s) != 0;
-    }
-    c.lengths.push_back(len);
-  }
+  const CtcBatch c{.labels = b.targets.labels, .lengths = tasks::sequence_lengths(b.inputs),
+                   .blank = static_cast<int32_t>(logits[0].shape()[1] - 1)};
   return ctc_neg_log_likelihood(g, logits, c);
 }
 

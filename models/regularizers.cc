@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/options.h"
 #include "ops/ops.h"
+#include "tasks/batch.h"
 
 namespace tg::models {
 
@@ -104,15 +105,13 @@ Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPen
   }
   // weights mask_t[b] / T_b, as constants of the graph
   const int64_t B = mask[0].size();
-  std::vector<double> length(static_cast<size_t>(B), 0.0);
-  for (const Tensor& m : mask)
-    for (int64_t b = 0; b < B; ++b) length[static_cast<size_t>(b)] += m.at(b) != 0;
+  const std::vector<int64_t> length = tasks::sequence_lengths(mask, static_cast<int64_t>(T), B);
   if (terms.empty()) return {};
   Graph& g = *terms[0].graph();
   for (size_t k = 0; k < terms.size(); ++k) {
     std::vector<double> w(static_cast<size_t>(B));
     for (int64_t b = 0; b < B; ++b)
-      w[b] = mask[step[k]].at(b) != 0 && length[b] > 0 ? 1.0 / length[static_cast<size_t>(b)] : 0.0;
+      w[b] = mask[step[k]].at(b) != 0 ? 1.0 / static_cast<double>(length[static_cast<size_t>(b)]) : 0.0;
     const Var wk = g.input(Tensor::from({B}, w, DType::f64).astype(terms[k].dtype()));
     total = ops::add(total, ops::mean(ops::mul(terms[k], wk)));
   }

@@ -25,6 +25,14 @@ std::optional<OutputKind> output_kind_named(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<int64_t> sequence_lengths(const std::vector<Tensor>& mask, int64_t T, int64_t B) {
+  if (mask.empty()) return std::vector<int64_t>(static_cast<size_t>(B), T);
+  std::vector<int64_t> length(static_cast<size_t>(B), 0);
+  for (const Tensor& m : mask)
+    for (int64_t b = 0; b < B; ++b) length[static_cast<size_t>(b)] += m.at(b) != 0;
+  return length;
+}
+
 Tensor rows_of(const Tensor& t, int64_t first, int64_t count) {
   Shape s = t.shape();
   const int64_t row = s.size() / s[0];

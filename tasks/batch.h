@@ -33,6 +33,11 @@ struct Sequence {
   std::vector<Tensor> readout_keep;
 };
 
+// Each sequence's real steps: its count of nonzero entries in `mask` (T entries of [B]), or T when there
+// are no masks. With trailing padding, its length.
+std::vector<int64_t> sequence_lengths(const std::vector<Tensor>& mask, int64_t T, int64_t B);
+inline std::vector<int64_t> sequence_lengths(const Sequence& xs) { return sequence_lengths(xs.mask, xs.T, xs.B); }
+
 // Per-step targets in the layout the matching losses read (models/loss.h).
 struct Targets {
   std::vector<ops::Index> symbols;  // softmax: T entries of B class ids

@@ -54,16 +54,7 @@ class PhonemeTask final : public Task {
   // The phoneme error rate of best-path decoding over the batch.
   double error_rate(const Batch& b, const std::vector<Tensor>& outputs) const override {
     check_outputs(b, outputs, kPhones + 1, name_);
-    std::vector<int64_t> lengths;
-    for (int64_t s = 0; s < b.size(); ++s) {
-      int64_t len = b.steps();
-      if (!b.inputs.mask.empty()) {
-        len = 0;
-        for (int64_t t = 0; t < b.steps(); ++t) len += b.inputs.mask[t].at(s) != 0;
-      }
-      lengths.push_back(len);
-    }
-    return label_error_rate(b.targets.labels, ctc_greedy_decode(outputs, lengths, kPhones));
+    return label_error_rate(b.targets.labels, ctc_greedy_decode(outputs, sequence_lengths(b.inputs), kPhones));
   }
   std::string success_criterion() const override {
     return "none: Krueger's Table 5.IV reports TIMIT phoneme error rates (ours is a synthetic corpus)";

@@ -242,13 +242,8 @@ TEST(CtcObjective, DeepBidirectionalLstmLearnsToSpell) {
   ParamVec theta = obj.params().values().clone();
   auto greedy_per = [&] {
     auto ev = obj.evaluate(theta, test);
-    std::vector<int64_t> lengths;
-    for (int64_t s = 0; s < test.size(); ++s) {
-      int64_t len = 0;
-      for (int64_t t = 0; t < test.steps(); ++t) len += test.inputs.mask[t].at(s) != 0;
-      lengths.push_back(len);
-    }
-    return tasks::label_error_rate(test.targets.labels, tasks::ctc_greedy_decode(ev->output_values(), lengths, 3));
+    return tasks::label_error_rate(test.targets.labels,
+                                   tasks::ctc_greedy_decode(ev->output_values(), tasks::sequence_lengths(test.inputs), 3));
   };
   // the loss is the CTC of the outputs, computed apart
   {
@@ -256,12 +251,7 @@ TEST(CtcObjective, DeepBidirectionalLstmLearnsToSpell) {
     Graph g;
     std::vector<Var> z;
     for (const Tensor& t : ev->output_values()) z.push_back(g.input(t));
-    CtcBatch c{.labels = test.targets.labels, .lengths = {}, .blank = 3};
-    for (int64_t s = 0; s < test.size(); ++s) {
-      int64_t len = 0;
-      for (int64_t t = 0; t < test.steps(); ++t) len += test.inputs.mask[t].at(s) != 0;
-      c.lengths.push_back(len);
-    }
+    const CtcBatch c{.labels = test.targets.labels, .lengths = tasks::sequence_lengths(test.inputs), .blank = 3};
     const double apart = ops::mean(ctc_neg_log_likelihood(g, z, c)).value().item();
     EXPECT_NEAR(ev->value(), apart, 1e-4 * apart);
   }
