@@ -46,6 +46,11 @@ class Dataset {
   // The data set's own measure of a model's outputs on `d` (Evaluation::output_values), as a mean
   // over its cases: the fraction of wrong sequences, bits per character, squared error per image, ...
   virtual double score(const Data& d, const std::vector<Tensor>& outputs) const = 0;
+  // What score() averages over in `d`: its number of cases, or a measure's own denominator (the
+  // phoneme error rate: the reference phones), so that chunks of an evaluation combine exactly.
+  virtual double score_weight(const Data& d) const { return static_cast<double>(d.size()); }
+  // Cases per evaluation pass: bounds the tape's memory (long utterances take fewer).
+  virtual int64_t evaluation_chunk() const { return 500; }
   virtual std::string success_criterion() const = 0;  // e.g. "< 1% of test sequences off by > 0.04"
   virtual double success_threshold() const = 0;       // a score below this counts as success (-inf: none)
   // The score of a predictor that ignores the inputs (docs/tasks.md says which); NaN if unknown.

@@ -277,15 +277,16 @@ EvalResult evaluate(optim::Objective& obj, const ParamVec& theta, const tasks::D
   EvalResult r;
   const int64_t fixed = task.num_cases();
   const int64_t total = fixed > 0 ? std::min(fixed, max_sequences) : max_sequences;
-  const int64_t chunk = 500;  // bounds the tape's memory
+  const int64_t chunk = std::max<int64_t>(1, task.evaluation_chunk());  // bounds the tape's memory
   Rng rng(seed ^ kEvaluateSeedMix);
   double loss_sum = 0, weight_sum = 0;
-  std::vector<double> chunk_errors, chunk_sizes;  // error sums (rate x sequences) and sizes per chunk
+  // per chunk: its score times its score weight, and that weight (sequences, or the measure's own)
+  std::vector<double> chunk_errors, chunk_sizes;
   for (int64_t first = 0; first < total; first += chunk) {
     int64_t n = std::min(chunk, total - first);
     std::unique_ptr<tasks::Data> b = fixed > 0 ? task.cases(first, n) : task.draw(n, rng);
     r.sequences += n;
-    chunk_sizes.push_back(static_cast<double>(n));
+    chunk_sizes.push_back(0);
     chunk_errors.push_back(0);
     if (parallel) {  // every rank draws the chunk (the generator stays in step) and scores its shard
       auto [f, count] = optim::DistributedObjective::shard(n, comm->rank(), comm->size());
@@ -298,18 +299,21 @@ EvalResult evaluate(optim::Objective& obj, const ParamVec& theta, const tasks::D
     const double w = obj.weight(*b);
     loss_sum += ev->value() * w;
     weight_sum += w;
-    chunk_errors.back() = task.score(*b, outputs) * static_cast<double>(b->size());
+    chunk_sizes.back() = task.score_weight(*b);
+    chunk_errors.back() = task.score(*b, outputs) * chunk_sizes.back();
   }
   if (parallel) {
     double sums[2] = {loss_sum, weight_sum};
     comm->sum(sums);
     loss_sum = sums[0], weight_sum = sums[1];
     comm->sum(chunk_errors);
+    comm->sum(chunk_sizes);
   }
-  double err_sum = 0;
+  double err_sum = 0, size_sum = 0;
   for (double e : chunk_errors) err_sum += e;
+  for (double w : chunk_sizes) size_sum += w;
   r.loss = loss_sum / weight_sum;
-  r.error_rate = err_sum / static_cast<double>(r.sequences);
+  r.error_rate = err_sum / size_sum;
   if (tasks::measure(task.name()).name == "error rate") {
     r.interval = wilson_interval(r.error_rate, r.sequences);
   } else {
