@@ -32,7 +32,9 @@ namespace {
 void resolve_norm_stabilizer(ObjectiveOptions& o) {
   if (o.norm_stabilizer == 0) return;
   if (!(o.norm_stabilizer > 0)) throw Error(fmt::format("objective: norm_stabilizer must be >= 0 (got {})", o.norm_stabilizer));
-  if (o.stability.kind != "none" && o.stability.beta != 0)
+  // a resolved config given again with the shorthand (train --resume with the run's own --set) names one penalty
+  const bool same = o.stability.kind == "norm" && o.stability.beta == o.norm_stabilizer && o.stability.skip_first;
+  if (o.stability.kind != "none" && o.stability.beta != 0 && !same)
     throw Error("objective: set norm_stabilizer or stability_penalty, not both");
   o.stability = StabilityPenalty{.kind = "norm", .beta = o.norm_stabilizer, .skip_first = true};
   o.norm_stabilizer = 0;  // resolved into stability_penalty (what to_json reports)
@@ -133,12 +135,24 @@ Var ctc_per_sequence(Graph& g, std::span<const Var> logits, const tasks::Batch& 
 
 // Σ_i mean over the batch of (‖h_i‖ - ‖h_{i-1}‖)² for i >= 1 (Krueger & Memisevic's norm stabiliser,
 // before the β/T factor); empty for fewer than two states.
-Var norm_stabilizer_terms(std::span<const Var> hidden) {
+// Σ over consecutive pairs of `hidden` of mean_b (‖h_t‖ - ‖h_{t-1}‖)², hidden[0] being the state at step
+// `first_step`. With input masks (a padded batch) each pair's term is weighted per sequence by
+// mask_t / T_b, as stability_penalty does on the full tape (unweighted: the caller divides by T).
+Var norm_stabilizer_terms(std::span<const Var> hidden, int64_t first_step, const std::vector<Tensor>& mask,
+                          const std::vector<int64_t>& lengths) {
   Var total;
   for (size_t t = 1; t < hidden.size(); ++t) {
     Var n1 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(hidden[t]), 1), 1e-12));
     Var n0 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(hidden[t - 1]), 1), 1e-12));
-    total = ops::add(total, ops::mean(ops::square(ops::sub(n1, n0))));
+    Var term = ops::square(ops::sub(n1, n0));
+    if (!mask.empty()) {
+      const Tensor& m = mask[static_cast<size_t>(first_step) + t];
+      std::vector<double> w(lengths.size());
+      for (size_t b = 0; b < w.size(); ++b) w[b] = m.at(static_cast<int64_t>(b)) != 0 ? 1.0 / static_cast<double>(lengths[b]) : 0.0;
+      term = ops::mul(term, hidden[t].graph()->input(
+                                Tensor::from({static_cast<int64_t>(w.size())}, w, DType::f64).astype(term.dtype())));
+    }
+    total = ops::add(total, ops::mean(term));
   }
   return total;
 }
@@ -158,6 +172,7 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate_remat(const tasks::B
   const std::string structural_kind = opt_.structural;
   // the norm-stabilizer arrives resolved into stability_penalty (check_remat allows only that kind)
   const double norm_stabilizer = opt_.stability.kind == "norm" ? opt_.stability.beta : 0.0;
+  const std::vector<int64_t> lengths = tasks::sequence_lengths(b.inputs);
   ad::SegmentBuilder build = [=](Graph& g, int64_t s, std::span<const Var> state) {
     const int64_t begin = T * s / S, end = T * (s + 1) / S;
     std::vector<Var> st(state.begin(), state.end());
@@ -177,8 +192,10 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate_remat(const tasks::B
       std::vector<Var> hs;
       if (s > 0) hs.push_back(model->readout(std::vector<Var>(state.begin(), state.end())));
       hs.insert(hs.end(), out.hidden.begin(), out.hidden.end());
-      Var total = norm_stabilizer_terms(hs);
-      if (!total.empty()) loss = ops::add(loss, ops::scale(total, norm_stabilizer / static_cast<double>(T)));
+      Var total = norm_stabilizer_terms(hs, s > 0 ? begin - 1 : begin, b.inputs.mask, lengths);
+      if (!total.empty())
+        loss = ops::add(loss, ops::scale(total, b.inputs.mask.empty() ? norm_stabilizer / static_cast<double>(T)
+                                                                         : norm_stabilizer));
     }
     built.loss = loss;
     built.blocks.push_back(ad::Block{read, match});  // the stabiliser does not depend on the logits

@@ -169,6 +169,16 @@ TEST(Stability, BadOptionsAreClearErrors) {
                              {{"norm_stabilizer", 5}, {"stability_penalty", {{"kind", "norm"}, {"beta", 1}}}});
                        }),
                        "not both"));
+  // the shorthand over its own resolution (a run's saved options given the run's --set again) is one penalty
+  const ObjectiveOptions again = objective_options_from_json(
+      {{"norm_stabilizer", 50}, {"stability_penalty", {{"kind", "norm"}, {"beta", 50}, {"skip_first", true}}}});
+  EXPECT_EQ(again.stability.beta, 50);
+  EXPECT_EQ(again.stability.kind, "norm");
+  EXPECT_TRUE(contains(error_of([] {
+                         objective_options_from_json(
+                             {{"norm_stabilizer", 50}, {"stability_penalty", {{"kind", "norm"}, {"beta", 50}, {"skip_first", false}}}});
+                       }),
+                       "not both"));
   EXPECT_TRUE(contains(error_of([] { objective_options_from_json({{"norm_preserving", -1}}); }), "norm_preserving"));
 }
 

@@ -3,8 +3,8 @@
 #  1. a run that cannot improve (lr 0) stops after `patience` validations without a lower error, says
 #     so, keeps the best validation's parameters in best.npz, which eval reads (and --last does not);
 #     resuming the stopped run trains nothing;
-#  2. a learning run stopped by --steps and resumed gives the same metrics and best.npz as one that ran
-#     through (the early-stopping state is in the checkpoint);
+#  2. a learning run stopped by --steps and resumed (with its own arguments again) gives the same metrics
+#     and best.npz as one that ran through (the early-stopping state is in the checkpoint);
 #  3. with nan_rule, a diverging run rolls back to its last checkpoint with half the learning rate
 #     (metrics say so, the rate scale halves each time), and nan_rule with hf is refused.
 # Usage: early_stopping.sh path/to/tapegrad
@@ -38,10 +38,12 @@ grep -q "early stopping had ended the run" "$work/again.err" || fail "resume tra
 
 # 2. exact resume of the early-stopping state
 learn=("${small[@]}" --optimizer adam --set optimizer_options.lr=0.03 --set patience=4 --set eval_every=1
-       --set checkpoint_every=1 --set eval_batch=40 --quiet)
+       --set checkpoint_every=1 --set eval_batch=40 --set objective_options.norm_stabilizer=1 --quiet)
 "$TG" train "${learn[@]}" --steps 60 --out "$work/through" >/dev/null 2>&1 || fail "through: exit $?"
 "$TG" train "${learn[@]}" --steps 7 --out "$work/split" >/dev/null 2>&1 || fail "split: exit $?"
-"$TG" train --resume --quiet --steps 60 --out "$work/split" >/dev/null 2>&1 || fail "split resume: exit $?"
+# resumed with the run's own arguments again (the shorthand norm_stabilizer beside its resolved form)
+"$TG" train "${learn[@]}" --resume --steps 60 --out "$work/split" >/dev/null 2>"$work/split.err" ||
+  fail "split resume: exit $?: $(cat "$work/split.err")"
 $PY - "$work/through" "$work/split" <<'PYEOF' || exit 1
 import json, sys, numpy as np
 a, b = sys.argv[1], sys.argv[2]
