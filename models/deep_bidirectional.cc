@@ -64,11 +64,15 @@ class DeepBidirectional final : public Model {
   Outputs unroll(Graph& g, const Sequence& xs) const override {
     check_sequence(xs, io_, kind_);
     g.bind(params_);
-    std::vector<StepInput> x = step_inputs(g, xs, io_, params_.dtype());
+    std::vector<StepInput> x = step_inputs(g, xs, params_.dtype());
     std::vector<std::vector<Var>> preacts(static_cast<size_t>(xs.T));
     std::vector<Var> top(static_cast<size_t>(xs.T));
     if (!xs.readout_keep.empty() && xs.readout_keep.size() != static_cast<size_t>(xs.T))
       throw Error(fmt::format("model '{}': {} dropout masks for {} steps", kind_, xs.readout_keep.size(), xs.T));
+    for (const Tensor& k : xs.readout_keep)
+      if (k.size() != xs.B * dropout_units())
+        throw Error(fmt::format("model '{}': a dropout mask {} should have {}x{} entries (every layer's units)", kind_,
+                                k.shape().str(), xs.B, dropout_units()));
     int64_t mask_column = 0;  // the first column of this layer's units in the dropout masks
     std::vector<std::vector<Var>> states;  // each direction of each layer, for the norm-stabilizer
     for (size_t l = 0; l < fwd_.size(); ++l) {

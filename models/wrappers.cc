@@ -51,12 +51,9 @@ std::unique_ptr<Cell> make_named_cell(const std::string& type, ParamBuilder& p, 
   o.fail(fmt::format("cell '{}' is not one of {}", type, known));
 }
 
-std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, const IoSizes& io, DType dt) {
+std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, DType dt) {
   std::vector<StepInput> x(static_cast<size_t>(xs.T));
-  for (int64_t t = 0; t < xs.T; ++t) {
-    if (io.symbolic()) x[t].symbols = xs.symbols[t];
-    else x[t].dense = g.input(xs.dense[t].astype(dt).clone());
-  }
+  for (int64_t t = 0; t < xs.T; ++t) x[t] = step_input(g, xs, t, dt);  // input dropout's masks included
   return x;
 }
 
@@ -170,7 +167,7 @@ class Bidirectional final : public Model {
   Outputs unroll(Graph& g, const Sequence& xs) const override {
     check_sequence(xs, io_, kind_);
     g.bind(params_);
-    const std::vector<StepInput> x = step_inputs(g, xs, io_, params_.dtype());
+    const std::vector<StepInput> x = step_inputs(g, xs, params_.dtype());
     const DirectionPass f = run_direction(g, *fwd_, x, xs, true, kind_ + "/fwd/t");
     const DirectionPass k = run_direction(g, *bwd_, x, xs, false, kind_ + "/bwd/t");
     Outputs out;

@@ -35,6 +35,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& c, const ParamSe
   e.emplace_back("rng_state", std::string_view(c.rng_state));
   e.emplace_back("optimizer_scalars", std::string_view(c.optimizer_scalars.dump()));
   for (const auto& [name, v] : c.optimizer_vectors) e.emplace_back("optimizer/" + name, v.flat());
+  if (c.best_theta) e.emplace_back("best_theta", c.best_theta->flat());
   std::string cfg = c.config.dump(), trainer = c.trainer.dump();
   e.emplace_back("config", std::string_view(cfg));
   e.emplace_back("trainer", std::string_view(trainer));
@@ -63,6 +64,10 @@ Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout) {
   };
   c.theta = flat("theta");
   if (!c.theta.all_finite()) throw Error(fmt::format("{}: the parameters contain NaN or Inf", path));
+  if (a.contains("best_theta")) {
+    c.best_theta = flat("best_theta");
+    if (!c.best_theta->all_finite()) throw Error(fmt::format("{}: 'best_theta' contains NaN or Inf", path));
+  }
   auto it = a.int64s("iteration");
   if (it.size() != 1 || it[0] < 0) throw Error(fmt::format("{}: bad 'iteration'", path));
   c.iteration = it[0];

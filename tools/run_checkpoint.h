@@ -5,6 +5,7 @@
 // Loading checks every field (shape, range, finiteness, param/ against theta) and names the bad one.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,8 +25,10 @@ struct Checkpoint {
   nlohmann::json optimizer_scalars;
   std::vector<std::pair<std::string, ParamVec>> optimizer_vectors;
   nlohmann::json config;
-  // The trainer's own state (early stopping's best validation so far); absent in older checkpoints.
+  // The trainer's own state (early stopping's best validation so far, and its parameters); absent in
+  // older checkpoints.
   nlohmann::json trainer = nlohmann::json::object();
+  std::optional<ParamVec> best_theta;
 };
 void save_checkpoint(const std::string& path, const Checkpoint& c, const ParamSet& layout);
 Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout);

@@ -128,6 +128,8 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
     throw Error(fmt::format("{}: 'confirm_sequences' must be >= 0 (0: no confirmation), got {}", where,
                             c.confirm_sequences));
   if (c.patience < 0) throw Error(fmt::format("{}: 'patience' must be >= 0 (0: no early stopping), got {}", where, c.patience));
+  if (c.patience > 0 && c.eval_every == 0)
+    throw Error(fmt::format("{}: 'patience' counts validations, and eval_every is 0 (none): set eval_every", where));
   if (c.dtype != "float32" && c.dtype != "float64")
     throw Error(fmt::format("{}: 'dtype' must be float32 or float64, got '{}'", where, c.dtype));
   return c;

@@ -166,7 +166,7 @@ class Trainer {
   void continue_from_checkpoint();
   void remove_stale_temporaries();
   void checkpoint(int64_t iteration);
-  void save_best(int64_t iteration);
+  void save_best();
   bool roll_back_after_nan(nlohmann::json& m);
   nlohmann::json iterate(int64_t it);
   bool confirm_success(nlohmann::json& m);
@@ -193,6 +193,10 @@ class Trainer {
   EvalResult last_eval_{};
   bool have_eval_ = false;
   EarlyStopping early_;
+  // The best validation's parameters: kept in the checkpoint (so resume is exact) and written out as
+  // DIR/best.npz after each checkpoint that has new ones.
+  std::optional<ParamVec> best_theta_;
+  bool best_unsaved_ = false;
   // The state of the last checkpoint, which the NaN rule rolls back to (every rank keeps it).
   struct Snapshot {
     ParamVec theta;
@@ -305,6 +309,8 @@ void Trainer::continue_from_checkpoint() {
   optimizer_->restore({c.optimizer_scalars, c.optimizer_vectors});
   start_ = c.iteration;
   early_.restore(c.trainer.value("early_stopping", nlohmann::json::object()), ckpt_path_);
+  best_theta_ = c.best_theta;
+  if (best_theta_) save_best();  // a kill between the two writes leaves best.npz newer than the checkpoint
   trained_seconds_ = c.seconds;
   trained_cpu_ = c.cpu_seconds;
   if (lead_) {
@@ -336,17 +342,20 @@ void Trainer::checkpoint(int64_t iteration) {
   c.optimizer_vectors = state.vectors;
   c.config = to_json(cfg_);
   if (early_.enabled()) c.trainer["early_stopping"] = early_.state();
+  c.best_theta = best_theta_;
   save_checkpoint(ckpt_path_, c, run_.objective->params());
+  if (best_unsaved_) save_best();
 }
 
 // The parameters of the best validation so far, as a checkpoint of their own (eval reads it).
-void Trainer::save_best(int64_t iteration) {
-  if (!lead_) return;
+void Trainer::save_best() {
+  best_unsaved_ = false;
+  if (!lead_ || !best_theta_) return;
   Checkpoint c;
-  c.iteration = iteration;
+  c.iteration = early_.best_iteration();
   c.seconds = trained_seconds_;
   c.cpu_seconds = trained_cpu_;
-  c.theta = theta_;
+  c.theta = *best_theta_;
   c.rng_state = rng_to_string(rng_);
   c.optimizer_scalars = optimizer_->state().scalars;
   c.config = to_json(cfg_);
@@ -362,7 +371,10 @@ bool Trainer::roll_back_after_nan(nlohmann::json& m) {
       m.value("skip_reason", std::string()).rfind("nonfinite", 0) != 0)
     return false;
   theta_ = last_saved_.theta.clone();
-  optimizer_->restore(last_saved_.optimizer);
+  optim::Optimizer::State back = last_saved_.optimizer;
+  const nlohmann::json now = optimizer_->state().scalars;
+  if (now.contains("sequences")) back.scalars["sequences"] = now["sequences"];  // the work done still counts
+  optimizer_->restore(back);
   optimizer_->scale_learning_rate(0.5);
   const double scale = optimizer_->state().scalars.value("lr_scale", 1.0);
   m["nan_rule"] = {{"rolled_back_to", last_saved_.iteration}, {"lr_scale", scale}};
@@ -389,9 +401,12 @@ nlohmann::json Trainer::iterate(int64_t it) {
     have_eval_ = true;
     m["valid_loss"] = last_eval_.loss;
     m["valid_error"] = last_eval_.error_rate;
-    if (early_.enabled() && early_.observe(last_eval_.error_rate, it + 1)) {
+    // only the scheduled validations count (not the one at a --steps limit, which a longer run would not make)
+    const bool scheduled = cfg_.eval_every > 0 && (it + 1) % cfg_.eval_every == 0;
+    if (early_.enabled() && scheduled && early_.observe(last_eval_.error_rate, it + 1)) {
       m["best"] = true;
-      save_best(it + 1);
+      best_theta_ = theta_.clone();
+      best_unsaved_ = true;
     }
   }
   confirmed_ = cfg_.stop_on_success && m.contains("valid_loss") &&
@@ -501,6 +516,11 @@ std::optional<Stop> Trainer::stop_after(const nlohmann::json& m, int64_t done, b
                                                         confirmation_->error_rate,
                                                         confirmation_->interval.low, confirmation_->interval.high)
                                           : "")};
+  if (early_.exhausted() && early_.best_iteration() == 0)
+    return Stop{fmt::format("early stopping at iteration {}: no validation in {} gave a finite {}; no best parameters "
+                            "were kept",
+                            at, early_.since_best(), tasks::measure(cfg_.task).short_name),
+                0, true};
   if (early_.exhausted())
     return Stop{fmt::format("early stopping at iteration {}: {} validations without a lower {} than {:.4g} (iteration "
                             "{}); those parameters are in {}",

@@ -3,6 +3,7 @@
 // each layer's part masks that layer's output on its way up, never its recurrence.
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "gradcheck/model_specs.h"
 #include "models/model.h"
 
@@ -64,6 +65,33 @@ TEST(DeepBlstmDropout, MaskColumnsReachTheirLayers) {
   EXPECT_NE(logits(*m, xs), plain);
   xs.readout_keep = masks(T, B, [](int64_t j) { return j < 6 ? 1.0 : 2.0; });
   EXPECT_NE(logits(*m, xs), plain);
+}
+
+TEST(DeepBlstmDropout, InputMasksReachTheFrames) {
+  auto m = check::make_model(
+      check::ModelSpec{"deep_blstm", "deep_blstm", {{"vocab", 0}, {"in", 2}, {"out", 3}, {"layers", {3, 2}}}}, 2);
+  const int64_t T = 4, B = 2;
+  Sequence xs = dense_batch(T, B, 9);
+  const auto plain = logits(*m, xs);
+  auto input_masks = [&](double keep) {
+    std::vector<Tensor> k;
+    for (int64_t t = 0; t < T; ++t) k.push_back(Tensor::from({B, 2}, std::vector<double>(B * 2, keep), DType::f64));
+    return k;
+  };
+  xs.input_keep = input_masks(1.0);
+  EXPECT_EQ(logits(*m, xs), plain);
+  xs.input_keep = input_masks(0.0);  // every frame dropped: the net sees zeros
+  const auto dropped = logits(*m, xs);
+  Sequence zeros = dense_batch(T, B, 9);
+  for (Tensor& x : zeros.dense) x = Tensor::from({B, 2}, std::vector<double>(B * 2, 0.0), DType::f64);
+  EXPECT_EQ(dropped, logits(*m, zeros));
+  EXPECT_NE(dropped, plain);
+  // a mask of another width is refused
+  xs.input_keep.clear();
+  xs.readout_keep = masks(T, B, [](int64_t) { return 1.0; });
+  xs.readout_keep[0] = Tensor::from({B, 9}, std::vector<double>(B * 9, 1.0), DType::f64);
+  Graph g;
+  EXPECT_THROW(m->unroll(g, xs), Error);
 }
 
 }  // namespace
