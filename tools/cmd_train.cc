@@ -61,10 +61,10 @@ RunConfig resolve_train_config(const TrainArgs& a) {
     const bool network = j.contains("model") && j["model"].is_string() && models::find_network(j["model"]);
     if (!j.contains("task")) j["task"] = network || tasks::looks_like_idx(a.data) ? "images" : "text";
     const bool images = j["task"] == "images" || j["task"] == "image_classes";
-    const bool corpus = j["task"] == "phonemes";  // a directory made by scripts/speech_corpus.sh
+    const bool corpus = j["task"] == "phonemes" || j["task"] == "speech_frames";  // made by scripts/speech_corpus.sh
     if (j["task"] != "text" && !images && !corpus)
-      throw Error(fmt::format("train: --data {} is a file for task 'text' or 'images' (or the corpus directory of task "
-                              "'phonemes'), but the task is {} ({}); drop one of them (task files are for eval --data)",
+      throw Error(fmt::format("train: --data {} is a file for task 'text' or 'images' (or the corpus directory of tasks "
+                              "'phonemes' and 'speech_frames'), but the task is {} ({}); drop one of them (task files are for eval --data)",
                               a.data, j["task"].dump(), a.task.empty() ? "from the config" : "--task"));
     j["task_options"][corpus ? "dir" : "file"] = a.data;
   }
@@ -182,7 +182,7 @@ Run add_train(CLI::App& app) {
   app.add_option("--config", a->config, "run config (JSON): every option below, plus model_options etc.");
   app.add_option("--model", a->model, "model (tapegrad models)");
   app.add_option("--task", a->task, "task (tapegrad tasks)");
-  app.add_option("--data", a->data, "a UTF-8 text file (task 'text'), an IDX file of images (task 'images') or a speech corpus directory (task 'phonemes')");
+  app.add_option("--data", a->data, "a UTF-8 text file (task 'text'), an IDX file of images (task 'images') or a speech corpus directory (tasks 'phonemes', 'speech_frames')");
   app.add_option("--optimizer", a->optimizer, "optimizer: hf, sgd, momentum, nag, rmsprop, adam, lbfgs");
   app.add_option("--seed", a->seed, "random seed (initialisation and data)")->check(CLI::Range(uint64_t{1}, UINT64_MAX));
   app.add_option("--steps", a->steps, "optimizer iterations")->check(CLI::Range(int64_t{0}, INT64_MAX));

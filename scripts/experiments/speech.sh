@@ -46,8 +46,13 @@ for name in $SETTINGS; do
     out=$ROOT/${name}_s$seed
     if [ "${EVAL:-0}" = 1 ]; then
       [ -f "$out/done" ] || continue
-      [ -f "$out/eval.txt" ] || "$TG" eval --run "$out" > "$out/eval.txt"
-      echo "$name seed $seed: $(grep -h "phoneme error rate" "$out/eval.txt" | cut -c1-60 | tr '\n' ';')"
+      if [ ! -f "$out/eval.txt" ]; then  # whole or not at all: a failed eval leaves no file to trust
+        "$TG" eval --run "$out" > "$out/eval.txt.tmp"
+        mv "$out/eval.txt.tmp" "$out/eval.txt"
+      fi
+      test_per=$(grep -o "^phoneme error rate [0-9.]*" "$out/eval.txt" | grep -o "[0-9.]*$")
+      dev_per=$(grep "^valid part" "$out/eval.txt" | grep -o "phoneme error rate [0-9.]*" | grep -o "[0-9.]*$")
+      echo "$name seed $seed: dev PER $dev_per, test PER $test_per"
       continue
     fi
     train_lane "$out" "${common[@]}" "${reg[@]}" --seed "$seed"
