@@ -461,6 +461,7 @@ def main():
 
     print_table(rows)
     if a.json:
+        os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
         with open(a.json + ".tmp", "w") as f:
             json.dump({"machine": machine_line(), "threads": a.threads, "rows": rows}, f, indent=2)
         os.replace(a.json + ".tmp", a.json)
