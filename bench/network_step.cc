@@ -67,28 +67,7 @@ NetworkStepResult run_network_step(const NetworkStepConfig& cfg) {
   r.params = theta.size();
   const tasks::Images batch = random_images(cfg, net);
 
-  {  // the step's matrix products, counted on one gradient pass
-    auto ev = obj.evaluate(theta, batch);
-    ev->grad();
-    r.shapes = gemm_shapes(ev->graph());
-  }
-  r.step_gflop = gflop(r.shapes);
-
-  auto cached = obj.evaluate(theta, batch);
-  Rng vrng(7);
-  const ParamVec v = ParamVec::random_normal(theta.layout(), DType::f32, vrng);
-  cached->gnvp(v);  // builds the segment
-  GemmRun gemms(r.shapes);
-
-  std::vector<Timing> t = time_rounds({[&] { obj.evaluate(theta, batch)->value(); },
-                                       [&] { obj.evaluate(theta, batch)->grad(); },
-                                       [&] { cached->gnvp(v); },
-                                       [&] { gemms(); }},
-                                      cfg.reps);
-  r.forward = t[0];
-  r.step = t[1];
-  r.gnvp = t[2];
-  r.gemm = t[3];
+  time_step(obj, theta, batch, cfg.reps, r, &r.forward);
   return r;
 }
 

@@ -4,6 +4,30 @@
 
 namespace tg::bench {
 
+void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& batch, int reps, StepTimings& r,
+               Timing* forward) {
+  {  // the step's matrix products, counted on one gradient pass
+    auto ev = obj.evaluate(theta, batch);
+    ev->grad();
+    r.shapes = gemm_shapes(ev->graph());
+  }
+  r.step_gflop = gflop(r.shapes);
+  auto cached = obj.evaluate(theta, batch);
+  Rng vrng(7);
+  const ParamVec v = ParamVec::random_normal(theta.layout(), theta.dtype(), vrng);
+  cached->gnvp(v);  // builds the segment
+  GemmRun gemms(r.shapes);
+  std::vector<std::function<void()>> passes = {[&] { obj.evaluate(theta, batch)->grad(); },
+                                               [&] { cached->gnvp(v); },
+                                               [&] { gemms(); }};
+  if (forward) passes.push_back([&] { obj.evaluate(theta, batch)->value(); });
+  const std::vector<Timing> t = time_rounds(passes, reps);
+  r.step = t[0];
+  r.gnvp = t[1];
+  r.gemm = t[2];
+  if (forward) *forward = t[3];
+}
+
 nlohmann::json to_json(const StepTimings& t, int reps) {
   nlohmann::json shapes = nlohmann::json::array();
   for (const GemmShape& s : t.shapes)

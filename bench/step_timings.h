@@ -10,6 +10,7 @@
 
 #include "bench/gemm_work.h"
 #include "bench/lstm_lm.h"
+#include "optim/objective.h"
 
 namespace tg::bench {
 
@@ -25,6 +26,12 @@ struct StepTimings {
   double achieved_gflops() const { return step_gflop / (step.median_ms * 1e-3); }
   double gemm_gflops() const { return step_gflop / (gemm.median_ms * 1e-3); }
 };
+
+// Counts the step's matrix products on one gradient pass (r.shapes, r.step_gflop), then times side by
+// side over `reps` rounds: the forward pass (when `forward` is given), the step, a Gauss-Newton product
+// on a cached linearization and the step's gemms alone (r.step, r.gnvp, r.gemm).
+void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& batch, int reps, StepTimings& r,
+               Timing* forward = nullptr);
 
 // The keys both benchmarks print: times, samples, GFLOP/s, the gemm shapes, machine and threads.
 nlohmann::json to_json(const StepTimings& t, int reps);

@@ -76,26 +76,7 @@ ZooStepResult run_zoo_step(const ZooStepConfig& cfg) {
   r.params = theta.size();
   const tasks::Batch batch = cfg.ctc ? random_speech_batch(cfg) : random_text_batch(cfg);
 
-  {  // the step's matrix products, counted on one gradient pass
-    auto ev = obj.evaluate(theta, batch);
-    ev->grad();
-    r.shapes = gemm_shapes(ev->graph());
-  }
-  r.step_gflop = gflop(r.shapes);
-
-  auto cached = obj.evaluate(theta, batch);
-  Rng vrng(7);
-  const ParamVec v = ParamVec::random_normal(theta.layout(), DType::f32, vrng);
-  cached->gnvp(v);  // builds the segment
-  GemmRun gemms(r.shapes);
-
-  std::vector<Timing> t = time_rounds({[&] { obj.evaluate(theta, batch)->grad(); },
-                                       [&] { cached->gnvp(v); },
-                                       [&] { gemms(); }},
-                                      cfg.reps);
-  r.step = t[0];
-  r.gnvp = t[1];
-  r.gemm = t[2];
+  time_step(obj, theta, batch, cfg.reps, r);
   return r;
 }
 
