@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
+source scripts/experiments/lane.sh
 BUDGET=${BUDGET:-900}
 TASKS=${TASKS:-"center_out postural ddn"}
 mkdir -p runs/control
@@ -44,12 +45,6 @@ for task in $TASKS; do
                         --set optimizer_options.max_cg=100 --set task_options.pool=0) ;;
       *) echo "control.sh: unknown method '$method' (gd lbfgs hf ahf ahf_fresh)" >&2; exit 2 ;;
     esac
-    [ -f "$out/checkpoint.npz" ] && args+=(--resume)
-    echo "$(date +%T) $out" >&2
-    code=0
-    "$TG" train "${args[@]}" --out "$out" > "$out.summary" 2> "$out.log" || code=$?
-    [ $code -eq 0 ] || [ $code -eq 3 ] || { echo "run $out stopped with exit $code (see $out.log)" >&2; exit $code; }
-    mv "$out.summary" "$out/summary.txt"
-    touch "$out/done"
+    train_lane "$out" "${args[@]}"
   done
 done

@@ -25,6 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
+source scripts/experiments/lane.sh
 BUDGET=${BUDGET:-1200}
 METHODS=${METHODS:-"rnn_hf lstm_momentum lstm_adam"}
 mkdir -p runs/natural_sequences
@@ -61,11 +62,5 @@ for method in $METHODS; do
     *) echo "natural_sequences.sh: unknown method '$method' (rnn_hf lstm_momentum lstm_adam speech_rnn_hf" \
             "speech_lstm_momentum speech_lstm_adam)" >&2; exit 2 ;;
   esac
-  [ -f "$out/checkpoint.npz" ] && args+=(--resume)
-  echo "$(date +%T) $out" >&2
-  code=0
-  "$TG" train "${args[@]}" --out "$out" > "$out.summary" 2> "$out.log" || code=$?
-  [ $code -eq 0 ] || [ $code -eq 3 ] || { echo "run $out stopped with exit $code (see $out.log)" >&2; exit $code; }
-  mv "$out.summary" "$out/summary.txt"
-  touch "$out/done"
+  train_lane "$out" "${args[@]}"
 done
