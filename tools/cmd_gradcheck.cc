@@ -21,78 +21,73 @@ void print_row(const std::string& name, const check::Report& r) {
              r.ok ? "PASS" : "FAIL", r.worst, r.fd1, r.dot1, r.fd2, r.dot2, r.lin, r.ok ? "" : "  ", r.failure);
 }
 
+// The rows checked so far: each printed as it comes, the failures counted.
+struct Tally {
+  int rows = 0, failed = 0;
+  void add(const std::string& name, const check::Report& r) {
+    ++rows;
+    failed += !r.ok;
+    print_row(name, r);
+  }
+  void add_gauss_newton(const std::string& name, const check::Report& gn) {
+    ++rows;
+    failed += !gn.ok;
+    fmt::print("{:<30} {}  worst {:.1e}  (G v against Jᵀ H J v: finite differences, H by hand){}{}\n",
+               name + " gauss-newton", gn.ok ? "PASS" : "FAIL", gn.worst, gn.ok ? "" : "  ", gn.failure);
+  }
+};
+
+// check(spec, options at `order`) for every spec of a family that `selected` keeps.
+template <class Spec, class Selected, class Check>
+void check_family(const std::vector<Spec>& specs, Selected selected, int order, Check check) {
+  for (const Spec& spec : specs) {
+    if (!selected(spec)) continue;
+    check::Options opt;
+    opt.order = order;
+    check(spec, opt);
+  }
+}
+
 int check_models(const std::string& only, int order) {
-  int failed = 0, n = 0;
-  for (const check::ModelSpec& spec : check::model_specs()) {
-    if (!only.empty() && spec.model != only && spec.name != only) continue;
-    check::Options opt;
-    opt.order = order;
-    check::Report r = check::check_model(spec, opt);
-    ++n;
-    failed += !r.ok;
-    print_row(spec.name, r);
-  }
+  Tally t;
+  auto named = [&](std::initializer_list<std::string> names) {
+    if (only.empty()) return true;
+    for (const std::string& n : names)
+      if (n == only) return true;
+    return false;
+  };
+  check_family(check::model_specs(), [&](const check::ModelSpec& s) { return named({s.model, s.name}); }, order,
+               [&](const check::ModelSpec& s, const check::Options& o) { t.add(s.name, check::check_model(s, o)); });
   // the feedforward networks: the same check of the loss, and Gauss-Newton against Jᵀ H J
-  for (const check::NetworkSpec& spec : check::network_specs()) {
-    if (!only.empty() && spec.network != only && spec.name != only) continue;
-    check::Options opt;
-    opt.order = order;
-    const check::Report r = check::check_network(spec, opt), gn = check::check_network_gauss_newton(spec);
-    n += 2;
-    failed += !r.ok + !gn.ok;
-    print_row(spec.name, r);
-    fmt::print("{:<30} {}  worst {:.1e}  (G v against Jᵀ H J v: finite differences, H by hand){}{}\n",
-               spec.name + " gauss-newton", gn.ok ? "PASS" : "FAIL", gn.worst, gn.ok ? "" : "  ", gn.failure);
-  }
+  check_family(check::network_specs(), [&](const check::NetworkSpec& s) { return named({s.network, s.name}); }, order,
+               [&](const check::NetworkSpec& s, const check::Options& o) {
+                 t.add(s.name, check::check_network(s, o));
+                 t.add_gauss_newton(s.name, check::check_network_gauss_newton(s));
+               });
   // the arm controller in closed loop with the plant (issue 19)
-  for (const check::ControlSpec& spec : check::control_specs()) {
-    if (!only.empty() && only != "controller" && spec.name != only) continue;
-    check::Options opt;
-    opt.order = order;
-    const check::Report r = check::check_control(spec, opt);
-    ++n;
-    failed += !r.ok;
-    print_row(spec.name, r);
-  }
+  check_family(check::control_specs(), [&](const check::ControlSpec& s) { return named({"controller", s.name}); },
+               order, [&](const check::ControlSpec& s, const check::Options& o) { t.add(s.name, check::check_control(s, o)); });
   // the RBM's sampling-free parts (issue 20: free energies, conditionals, exact log-likelihood)
-  for (const check::RbmSpec& spec : check::rbm_specs()) {
-    if (!only.empty() && only != "rbm" && spec.name != only) continue;
-    check::Options opt;
-    opt.order = order;
-    const check::Report r = check::check_rbm(spec, opt);
-    ++n;
-    failed += !r.ok;
-    print_row(spec.name, r);
-  }
-  for (const check::TemporalRbmSpec& spec : check::temporal_rbm_specs()) {
-    const std::string family = spec.recurrent ? "rtrbm" : "trbm";
-    if (!only.empty() && only != "rbm" && only != family && spec.name != only) continue;
-    check::Options opt;
-    opt.order = order;
-    const check::Report r = check::check_temporal_rbm(spec, opt);
-    ++n;
-    failed += !r.ok;
-    print_row(spec.name + (spec.recurrent && !spec.thesis_bptt ? "" : " (dot tests)"), r);
-  }
+  check_family(check::rbm_specs(), [&](const check::RbmSpec& s) { return named({"rbm", s.name}); }, order,
+               [&](const check::RbmSpec& s, const check::Options& o) { t.add(s.name, check::check_rbm(s, o)); });
+  check_family(check::temporal_rbm_specs(),
+               [&](const check::TemporalRbmSpec& s) { return named({"rbm", s.recurrent ? "rtrbm" : "trbm", s.name}); },
+               order, [&](const check::TemporalRbmSpec& s, const check::Options& o) {
+                 t.add(s.name + (s.recurrent && !s.thesis_bptt ? "" : " (dot tests)"), check::check_temporal_rbm(s, o));
+               });
   // the gated autoencoders and pyramids (issue 22): their losses, and Gauss-Newton against Jᵀ H J
-  for (const check::GatedSpec& spec : check::gated_specs()) {
-    if (!only.empty() && only != spec.kind && spec.name != only) continue;
-    check::Options opt;
-    opt.order = order;
-    const check::Report r = check::check_gated(spec, opt), gn = check::check_gated_gauss_newton(spec);
-    n += 2;
-    failed += !r.ok + !gn.ok;
-    print_row(spec.name, r);
-    fmt::print("{:<30} {}  worst {:.1e}  (G v against Jᵀ H J v: finite differences, H by hand){}{}\n",
-               spec.name + " gauss-newton", gn.ok ? "PASS" : "FAIL", gn.worst, gn.ok ? "" : "  ", gn.failure);
-  }
-  if (n == 0) {
+  check_family(check::gated_specs(), [&](const check::GatedSpec& s) { return named({s.kind, s.name}); }, order,
+               [&](const check::GatedSpec& s, const check::Options& o) {
+                 t.add(s.name, check::check_gated(s, o));
+                 t.add_gauss_newton(s.name, check::check_gated_gauss_newton(s));
+               });
+  if (t.rows == 0) {
     fmt::print(stderr, "tapegrad gradcheck: no model spec named '{}'\n", only);
     return 2;
   }
-  fmt::print("{} model and network rows checked in float64 at order {}: {} passed, {} failed\n", n, order, n - failed,
-             failed);
-  return failed ? 1 : 0;
+  fmt::print("{} model and network rows checked in float64 at order {}: {} passed, {} failed\n", t.rows, order,
+             t.rows - t.failed, t.failed);
+  return t.failed ? 1 : 0;
 }
 }  // namespace
 
