@@ -69,9 +69,7 @@ int GatedObjective::stage() const {
 }
 
 void GatedObjective::draw_noise(tasks::Data& d, Rng& rng) {
-  auto& b = tasks::data_as<tasks::Batch>(d);
-  do b.sample_seed = rng();
-  while (b.sample_seed == 0);  // 0 marks an evaluation batch
+  tasks::data_as<tasks::Batch>(d).draw_sample_seed(rng);
 }
 
 std::unique_ptr<optim::Evaluation> GatedObjective::evaluate(const ParamVec& theta, const tasks::Data& d) {

@@ -29,9 +29,7 @@ int TemporalRbmObjective::cd_steps() const {
 }
 
 void TemporalRbmObjective::draw_noise(tasks::Data& d, Rng& rng) {
-  auto& b = tasks::data_as<tasks::Batch>(d);
-  do b.sample_seed = rng();
-  while (b.sample_seed == 0);  // 0 marks an evaluation batch
+  tasks::data_as<tasks::Batch>(d).draw_sample_seed(rng);
 }
 
 namespace {

@@ -75,6 +75,11 @@ struct Batch : Data {
   // The seed of a model's own sampling on this training batch (the Boltzmann machines' Gibbs chains),
   // drawn by the objective's draw_noise; 0 on batches drawn for evaluation.
   uint64_t sample_seed = 0;
+  // Draws sample_seed from rng, never 0 (what an objective's draw_noise does for a training batch).
+  void draw_sample_seed(Rng& rng) {
+    do sample_seed = rng();
+    while (sample_seed == 0);
+  }
   int64_t steps() const { return inputs.T; }
   int64_t size() const override { return inputs.B; }
   std::unique_ptr<Data> slice(int64_t first, int64_t count) const override;
