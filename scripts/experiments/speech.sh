@@ -8,7 +8,8 @@
 # and resumes from its checkpoint when an invocation is cut short. Runs: $ROOT/<setting>_s<seed>.
 #   SETTINGS   which settings (default all ten, in order)    SEEDS   default "1"
 #   HIDDEN     units per direction and layer (default 64)    BUDGET  CPU seconds per run (default 1200)
-# Scoring: EVAL=1 bash scripts/experiments/speech.sh (dev and test PER of each run's best dev validation).
+# Scoring: EVAL=1 bash scripts/experiments/speech.sh (dev and test PER of each run's best dev validation, and
+# the PER on the 4,000 test utterances of data/speech_frames when that corpus is made).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TG=${TG:-./build/tools/tapegrad}
@@ -50,9 +51,15 @@ for name in $SETTINGS; do
         "$TG" eval --run "$out" > "$out/eval.txt.tmp"
         mv "$out/eval.txt.tmp" "$out/eval.txt"
       fi
+      # and the 4,000 test utterances of the larger corpus (its first 400 are the test part above)
+      if [ -f data/speech_frames/test.npz ] && [ ! -f "$out/eval_4000.txt" ]; then
+        "$TG" eval --run "$out" --task-set dir=data/speech_frames --task-set part=test -n 4000 > "$out/eval_4000.txt.tmp"
+        mv "$out/eval_4000.txt.tmp" "$out/eval_4000.txt"
+      fi
       test_per=$(grep -o "^phoneme error rate [0-9.]*" "$out/eval.txt" | grep -o "[0-9.]*$")
       dev_per=$(grep "^valid part" "$out/eval.txt" | grep -o "phoneme error rate [0-9.]*" | grep -o "[0-9.]*$")
-      echo "$name seed $seed: dev PER $dev_per, test PER $test_per"
+      big_per=$(grep -o "^phoneme error rate [0-9.]*" "$out/eval_4000.txt" 2>/dev/null | grep -o "[0-9.]*$" || true)
+      echo "$name seed $seed: dev PER $dev_per, test PER $test_per, 4000-utterance test PER ${big_per:-n/a}"
       continue
     fi
     train_lane "$out" "${common[@]}" "${reg[@]}" --seed "$seed"

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Table 5.IV at our scale (docs/results/speech.md): per setting of scripts/experiments/speech.sh, the
 dev and test phoneme error rates of each run's best dev validation (eval.txt, written by EVAL=1 bash
-scripts/experiments/speech.sh), their mean over seeds, beside Krueger's TIMIT figures; and each run's
+scripts/experiments/speech.sh), their mean over seeds, beside Krueger's TIMIT figures, and the PER on
+the 4,000 test utterances of data/speech_frames (eval_4000.txt) with its 95% interval; and each run's
 training (iterations, epochs, CPU seconds, best iteration, how it ended).
 Usage: /usr/bin/python3 scripts/experiments/speech_table.py [ROOT (default runs/speech)]"""
 import glob
@@ -31,6 +32,15 @@ def per(text, dev):
     return None
 
 
+def big_test(d):
+    """PER % and its 95% interval on the 4,000 test utterances, or None."""
+    e = os.path.join(d, "eval_4000.txt")
+    if not os.path.exists(e):
+        return None
+    m = re.search(r"^phoneme error rate ([0-9.]+)\s+95% interval \[([0-9.]+), ([0-9.]+)\]", open(e).read(), re.M)
+    return tuple(100 * float(x) for x in m.groups()) if m else None
+
+
 def run_facts(d):
     rows = [json.loads(l) for l in open(os.path.join(d, "metrics.jsonl")) if l.strip()]
     last = rows[-1] if rows else {}
@@ -44,11 +54,11 @@ def run_facts(d):
 
 
 def main():
-    print("| beta / sigma / p | runs | dev PER % (ours) | test PER % (ours) | Krueger dev | Krueger test |")
-    print("|---|---|---|---|---|---|")
+    print("| beta / sigma / p | runs | dev PER % | test PER % | 4,000-utterance test PER % | Krueger dev | Krueger test |")
+    print("|---|---|---|---|---|---|---|")
     details = []
     for s in SETTINGS:
-        dev, test = [], []
+        dev, test, big = [], [], []
         for d in sorted(glob.glob(os.path.join(ROOT, f"{s}_s*"))):
             if not os.path.isdir(d):
                 continue
@@ -61,6 +71,10 @@ def main():
                     dev.append(dv)
                     test.append(ts)
                     f.update(dev=dv, test=ts)
+            b = big_test(d)
+            if b:
+                big.append(b)
+                f["big"] = b
             details.append((s, os.path.basename(d), f))
         k = KRUEGER.get(s)
         kd, kt = (f"{k[1]:.1f}", f"{k[0]:.1f}") if k else ("(omitted: poor)", "(omitted: poor)")
@@ -69,7 +83,9 @@ def main():
             if not v:
                 return "n/a"
             return f"{statistics.mean(v):.1f}" + (f" ± {statistics.stdev(v):.1f}" if len(v) > 1 else "")
-        print(f"| {LABEL[s]} | {len(dev)} | {fmt(dev)} | {fmt(test)} | {kd} | {kt} |")
+        bigs = (f"{big[0][0]:.1f} [{big[0][1]:.1f}, {big[0][2]:.1f}]" if len(big) == 1
+                else fmt([b[0] for b in big]))
+        print(f"| {LABEL[s]} | {len(dev)} | {fmt(dev)} | {fmt(test)} | {bigs} | {kd} | {kt} |")
     print("\n| run | iterations | epochs | CPU s | best dev at iteration | dev PER % | test PER % | ended | NaN rollbacks |")
     print("|---|---|---|---|---|---|---|---|---|")
     for s, name, f in details:
