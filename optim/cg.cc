@@ -23,6 +23,20 @@ CgResult conjugate_gradient(const LinearOp& A, const ParamVec& b, const ParamVec
   const double bnorm = std::max(b.norm(), 1e-300);
   auto q_of = [&](const ParamVec& xx, const ParamVec& rr) { return 0.5 * xx.dot(rr) - 0.5 * b.dot(xx); };
   res.q.push_back(q_of(x, r));
+  // A has changed: r and the conjugacy of p belong to the old A, and carrying on with them would
+  // minimise neither model. Start afresh from x, as from a warm start (r = A x - b for the new A, p the
+  // preconditioned steepest descent): every later step lowers the new model, at the cost of one
+  // product and of the Krylov space built so far.
+  auto restart = [&] {
+    r = A(x).axpy(-1.0, b);
+    ++res.products;
+    ++res.restarts;
+    y = precond(r);
+    p = y.clone().scale(-1.0);
+    ry = r.dot(y);
+    const double jump = q_of(x, r) - res.q.back();
+    for (double& q : res.q) q += jump;  // the progress stop then compares progress, not models
+  };
   double next_save = 1;
   res.stop = "max_iters";
   for (int i = 1; i <= opt.max_iters; ++i) {
@@ -52,9 +66,14 @@ CgResult conjugate_gradient(const LinearOp& A, const ParamVec& b, const ParamVec
       res.saved.emplace_back(i, x.clone());
       while (next_save <= i) next_save = std::ceil(next_save * opt.save_ratio);
     }
-    if (opt.on_iter && opt.on_iter(i, x, step, qi)) {
+    const CgNext next = opt.on_iter ? opt.on_iter(i, x, step, qi) : CgNext::go_on;
+    if (next == CgNext::stop) {
       res.stop = "hook";
       break;
+    }
+    if (next == CgNext::restart) {
+      restart();
+      qi = res.q.back();
     }
     if (opt.progress_stop && i >= opt.min_iters) {
       int k = std::max(opt.progress_k, static_cast<int>(opt.progress_frac * i));

@@ -125,14 +125,14 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
   if (search && cfg_.rule == StepRule::augmented && x0.norm() > 0) search->take(x0);
   double best_reduction = 0;
   co.on_iter = [&](int i, const ParamVec& x, const ParamVec& step, double) {
-    if (search && search->take(step)) return true;
+    if (search && search->take(step)) return CgNext::stop;
     // the thesis's stop on the true objective
     if (cfg_.true_stop_factor > 0 && i % cfg_.check_every == 0) {
       const double red = fc0 - f_curv(x);
       best_reduction = std::max(best_reduction, red);
-      if (best_reduction > 0 && red < cfg_.true_stop_factor * best_reduction) return true;
+      if (best_reduction > 0 && red < cfg_.true_stop_factor * best_reduction) return CgNext::stop;
     }
-    return false;
+    return CgNext::go_on;
   };
   CgResult cg = conjugate_gradient(B, b, x0, co);
   st.cg_iters = cg.iters;

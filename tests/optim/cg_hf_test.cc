@@ -107,6 +107,50 @@ TEST(ConjugateGradient, DropsAWarmStartWorseThanZero) {
   EXPECT_LT(warm.q.front(), 0);
 }
 
+// A = diag(1..n) + μ I. After 3 iterations μ goes from 1 to 5 and the hook asks for a restart: CG must
+// end at the solution of the new A, and its q history must still fall monotonically (the model's jump at
+// the restart, upwards here, is not progress). Carrying on without the restart solves neither system.
+TEST(ConjugateGradient, RestartFollowsAChangedOperator) {
+  const int n = 20;
+  ParamSet ps = vector_space(n);
+  Rng rng(3);
+  const ParamVec b = ParamVec::random_normal(ps.layout(), DType::f64, rng);
+  double mu = 1;
+  LinearOp A = [&](const ParamVec& v) {
+    ParamVec out = v.clone();
+    double* o = out.flat().data<double>();
+    for (int i = 0; i < n; ++i) o[i] *= (i + 1) + mu;
+    return out;
+  };
+  auto run = [&](CgNext at_3) {
+    mu = 1;
+    CgOptions opt;
+    opt.max_iters = 200;
+    opt.progress_stop = false;
+    opt.on_iter = [&](int i, const ParamVec&, const ParamVec&, double) {
+      if (i != 3) return CgNext::go_on;
+      mu = 5;
+      return at_3;
+    };
+    return conjugate_gradient(A, b, ps.zeros_like(), opt);
+  };
+  auto relative_residual = [&](const ParamVec& x) { return A(x).axpy(-1.0, b).norm() / b.norm(); };
+
+  const CgResult restarted = run(CgNext::restart);
+  EXPECT_EQ(restarted.restarts, 1);
+  EXPECT_EQ(restarted.stop, "residual");
+  EXPECT_LT(relative_residual(restarted.x), 1e-9);
+  const double q_new = 0.5 * restarted.x.dot(A(restarted.x)) - b.dot(restarted.x);
+  EXPECT_NEAR(restarted.q.back(), q_new, 1e-12 * std::abs(q_new)) << "the last q is the new model's";
+  for (size_t i = 1; i < restarted.q.size(); ++i) EXPECT_LE(restarted.q[i], restarted.q[i - 1] + 1e-12) << i;
+
+  const CgResult carried_on = run(CgNext::go_on);
+  EXPECT_EQ(carried_on.restarts, 0);
+  std::printf("relative residual of the new A: restarted %.2e, carried on %.2e\n", relative_residual(restarted.x),
+              relative_residual(carried_on.x));
+  EXPECT_GT(relative_residual(carried_on.x), 1e-3);
+}
+
 // Logistic regression: loss = mean BCE(x w + c, y). The model is linear in its parameters, so the
 // Gauss-Newton matrix equals the Hessian and HF with λ -> 0 and enough CG steps is Newton's method.
 struct Logistic {
