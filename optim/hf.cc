@@ -52,10 +52,18 @@ double chunked_value(Objective& obj, const ParamVec& theta, const Data& b, int64
 
 ParamVec plus(const ParamVec& theta, double a, const ParamVec& d) { return theta.clone().axpy(a, d); }
 bool finite(double x) { return std::isfinite(x); }
+
+// The reduction of f that a δ achieved over the one the damped model q promised, both from δ = 0 (f's
+// reference is the curvature batch at θ): ρ of the λ rule and Krause's p of the μ rule. -∞ when it is
+// not a meaningful ratio: f not finite or higher, or a model that promised no reduction.
+double agreement(double f_new, double f0, double q) {
+  return (finite(f_new) && f_new <= f0 && q < 0) ? (f_new - f0) / q : kNegInf;
+}
 }  // namespace
 
 // Every option is checked against its range (hf_config_from_json), however the config was made.
-HessianFree::HessianFree(HfConfig cfg) : cfg_(hf_config_from_json(to_json(cfg))), lambda_(cfg_.lambda) {}
+HessianFree::HessianFree(HfConfig cfg)
+    : cfg_(hf_config_from_json(to_json(cfg))), lambda_(cfg_.lambda), mu_(cfg_.mu) {}
 
 void HessianFree::restore(double lambda, ParamVec warm_start) {
   if (!(lambda >= 0) || !std::isfinite(lambda)) throw Error(fmt::format("hf: restored lambda must be finite and >= 0, not {}", lambda));
@@ -66,6 +74,7 @@ void HessianFree::restore(double lambda, ParamVec warm_start) {
 HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batch, const Data& curv_batch) {
   HfStats st;
   st.lambda = lambda_;
+  st.mu = mu_;
   const int64_t n_grad = obj.cost(grad_batch), n_curv = obj.cost(curv_batch);
 
   const int64_t chunk = std::max(1, cfg_.grad_chunk);
@@ -90,9 +99,13 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
   if (!finite(fc0)) return reject("nonfinite_loss");
   const double lam = lambda_;
   const bool structural = cfg_.mu > 0 && ec->has_structural();
-  const double sd_weight = cfg_.mu_times_lambda ? lam * cfg_.mu : cfg_.mu;
+  if (cfg_.adapt_mu && !structural)
+    throw Error("hf: adapt_mu adapts the structural damping's mu, but this objective has no structural block");
+  const double mu0 = mu_;
+  // B reads μ at each product: adapt_mu changes it while CG runs
   LinearOp B = [&](const ParamVec& v) {
     st.sequences += n_curv;
+    const double sd_weight = cfg_.mu_times_lambda ? lam * mu_ : mu_;
     if (structural && cfg_.curvature == Curvature::gauss_newton) return ec->gnvp_structural(v, sd_weight).axpy(lam, v);
     ParamVec out = cfg_.curvature == Curvature::gauss_newton ? ec->gnvp(v)
                    : cfg_.curvature == Curvature::hessian    ? ec->hvp(v)
@@ -124,27 +137,41 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
   // construction it does not give): the previous solution is searched first, then each conjugate step.
   if (search && cfg_.rule == StepRule::augmented && x0.norm() > 0) search->take(x0);
   double best_reduction = 0;
-  co.on_iter = [&](int i, const ParamVec& x, const ParamVec& step, double) {
+  bool mu_grew = false;
+  co.on_iter = [&](int i, const ParamVec& x, const ParamVec& step, double q) {
     if (search && search->take(step)) return CgNext::stop;
+    if (i % cfg_.check_every != 0 || !(cfg_.true_stop_factor > 0 || cfg_.adapt_mu)) return CgNext::go_on;
+    const double f = f_curv(x);  // one evaluation serves both checks
     // the thesis's stop on the true objective
-    if (cfg_.true_stop_factor > 0 && i % cfg_.check_every == 0) {
-      const double red = fc0 - f_curv(x);
+    if (cfg_.true_stop_factor > 0) {
+      const double red = fc0 - f;
       best_reduction = std::max(best_reduction, red);
       if (best_reduction > 0 && red < cfg_.true_stop_factor * best_reduction) return CgNext::stop;
     }
-    return CgNext::go_on;
+    if (!cfg_.adapt_mu) return CgNext::go_on;
+    // Krause's μ(i); by μ >= 3 μ0 the model has disagreed with f at several checks: stop minimising it
+    const double before = mu_;
+    mu_ = hf_rules::adapt_mu(mu_, agreement(f, fc0, q), cfg_);
+    if (mu_ >= 3 * mu0) {
+      mu_grew = true;
+      return CgNext::stop;
+    }
+    return mu_ != before ? CgNext::restart : CgNext::go_on;
   };
   CgResult cg = conjugate_gradient(B, b, x0, co);
   st.cg_iters = cg.iters;
   if (cfg_.cg_restart_if_stuck && !cg.zero_started && !(cg.q.back() < 0) && x0.norm() > 0) {
-    // stuck above q(0): start over from 0, with the searches of the first run forgotten
+    // stuck above q(0): start over from 0, with the searches and μ changes of the first run forgotten
     if (search) search->reset();
     best_reduction = 0;
+    mu_ = mu0;
+    mu_grew = false;
     cg = conjugate_gradient(B, b, theta.clone().fill(0), co);
     st.cg_iters += cg.iters;
     st.cg_restart = true;
   }
-  st.cg_stop = cg.stop;
+  st.cg_stop = mu_grew ? "mu_grew" : cg.stop;
+  st.mu = mu_;
   st.cg_zero_start = cg.zero_started;
   prev_ = cg.x.clone();  // the next warm start is the last iterate, not the backtracked one
   if (search && cfg_.rule == StepRule::augmented) prev_ = search->update().clone();  // AHF: the step it took
@@ -162,10 +189,10 @@ HfStats HessianFree::step(Objective& obj, ParamVec& theta, const Data& grad_batc
     st.chosen_iter = c.iteration;
     f_new = c.value;
   }
-  // damped quadratic model at delta: gᵀδ + ½ δᵀBδ
+  // damped quadratic model at delta (with μ as CG ended): gᵀδ + ½ δᵀBδ
   st.q = g.dot(delta) + 0.5 * delta.dot(B(delta));
   st.curv_new_loss = f_new;
-  st.rho = (finite(f_new) && f_new <= fc0 && st.q < 0) ? (f_new - fc0) / st.q : kNegInf;
+  st.rho = agreement(f_new, fc0, st.q);
   // Augmented HF has no λ rule: its greedy search along each conjugate step takes the place of
   // Tikhonov damping (digest 000 §2.4), and ρ, measured at an update that is not the model's minimiser
   // (steps scaled up to 16×), says little about the model; λ stays at its configured small value.
@@ -220,6 +247,8 @@ void visit_fields(Config& c, Visitor& v) {
   v.number("lambda", c.lambda, 0, kInf, false, true);  // 0: undamped (Newton on a convex problem)
   v.number("mu", c.mu, 0, kInf, false, true);
   v.flag("mu_times_lambda", c.mu_times_lambda);
+  v.flag("adapt_mu", c.adapt_mu);
+  v.flag("mu_adapt_literal", c.mu_adapt_literal);
   v.choice("curvature", c.curvature, kCurvatureNames);
   v.choice("rule", c.rule, kRuleNames);
   v.integer("max_cg", c.max_cg, 1);
@@ -293,6 +322,10 @@ HfConfig hf_config_from_json(const nlohmann::json& j) {
   // the ranges that involve two options
   if (c.min_cg > c.max_cg) r.fail(fmt::format("option 'min_cg' ({}) must not exceed 'max_cg' ({})", c.min_cg, c.max_cg));
   if (c.rho_low > c.rho_high) r.fail(fmt::format("option 'rho_low' ({}) must not exceed 'rho_high' ({})", c.rho_low, c.rho_high));
+  if (c.adapt_mu && c.mu == 0) r.fail("option 'adapt_mu' adapts the structural damping's mu, which needs 'mu' > 0");
+  if (c.adapt_mu && c.mu_times_lambda)
+    r.fail("option 'adapt_mu' is for Krause's weighting B = C + mu G_S + lambda I: set 'mu_times_lambda' to false "
+           "(with lambda mu G_S the lambda rule already scales the structural term)");
   return c;
 }
 

@@ -2,7 +2,8 @@
 // Per iteration: gradient on a large batch, then CG on the damped curvature
 //   B v = C v + λ v + λμ G_S v        (C = Gauss-Newton at the logits, or the Hessian, or empirical Fisher;
 //                                      G_S = Gauss-Newton of the structural-damping block;
-//                                      `mu_times_lambda = false` gives Krause's weighting B = C + μ G_S + λ I)
+//                                      `mu_times_lambda = false` gives Krause's weighting B = C + μ G_S + λ I,
+//                                      whose μ `adapt_mu` adapts while CG runs)
 // on a smaller curvature batch (a subset of the gradient batch), warm-started from decay × the previous
 // solution. Then CG backtracking on the true objective, the Levenberg-Marquardt λ rule, and a
 // backtracking line search. A NaN or an increase counts as ρ = -∞ and the step is rejected: parameters
@@ -29,6 +30,12 @@ struct HfConfig {
   double lambda = 0.1;          // initial Tikhonov damping
   double mu = 1.0 / 30;         // structural damping weight (0: Tikhonov only)
   bool mu_times_lambda = true;  // λμ G_S (Martens & Sutskever); false: μ G_S (Krause)
+  // Krause's μ(i) (4.1): every check_every CG iterations μ follows the Levenberg-Marquardt rule on the
+  // agreement p of f and the model since θ, and CG stops once μ >= 3 μ0 (μ0: μ when CG started); the
+  // adapted μ carries over to the next iteration. Needs mu > 0 and mu_times_lambda = false.
+  bool adapt_mu = false;
+  // The rule's directions as printed (p < 1/4: μ shrinks), which contradicts the 3 μ0 stop: a typo.
+  bool mu_adapt_literal = false;
   Curvature curvature = Curvature::gauss_newton;
   StepRule rule = StepRule::cg_backtrack;
   int max_cg = 300;
@@ -47,7 +54,7 @@ struct HfConfig {
   // The thesis's stop on the true objective: every check_every CG iterations, stop once the reduction on
   // the curvature batch falls below this fraction of its best so far (0: off; the thesis used 0.9).
   double true_stop_factor = 0;
-  int check_every = 10;
+  int check_every = 10;         // CG iterations between that stop's checks and adapt_mu's
   bool backtrack = true;        // CG backtracking over stored iterates (cg_backtrack rule)
   double lm_decrease = 2.0 / 3, lm_increase = 1.5;  // ρ > 3/4: λ *= 2/3;  ρ < 1/4: λ *= 3/2
   double rho_low = 0.25, rho_high = 0.75;
@@ -74,6 +81,7 @@ struct HfStats {
   double new_loss = 0;     // f(θ + α δ) on the gradient batch, after the step (= loss if rejected)
   double grad_norm = 0;
   double lambda = 0;       // λ used for this iteration's CG (before the LM update)
+  double mu = 0;           // μ at the end of CG (adapt_mu: the next iteration's μ0)
   double next_lambda = 0;
   double rho = 0;
   double q = 0;            // damped quadratic model at the chosen δ
@@ -96,6 +104,7 @@ class HessianFree {
 
   const HfConfig& config() const { return cfg_; }
   double lambda() const { return lambda_; }
+  double mu() const { return mu_; }
   // Resumable state: λ and the CG warm start.
   const ParamVec& warm_start() const { return prev_; }
   // λ must be finite and >= 0 (a tg::Error otherwise).
@@ -104,6 +113,7 @@ class HessianFree {
  private:
   HfConfig cfg_;
   double lambda_;
+  double mu_;
   ParamVec prev_;  // previous CG solution (empty: zero)
 };
 

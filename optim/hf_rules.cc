@@ -112,6 +112,13 @@ double levenberg_marquardt(double lambda, double rho, const HfConfig& cfg) {
   return lambda;
 }
 
+double adapt_mu(double mu, double p, const HfConfig& cfg) {
+  if (!cfg.mu_adapt_literal) return levenberg_marquardt(mu, p, cfg);
+  if (p < cfg.rho_low) return std::max(cfg.min_lambda, mu * cfg.lm_decrease);
+  if (p > cfg.rho_high) return mu * cfg.lm_increase;
+  return mu;
+}
+
 std::pair<double, double> armijo_line_search(const std::function<double(double alpha)>& f_at, double f0, double slope,
                                              const HfConfig& cfg) {
   double a = 1.0;

@@ -2,7 +2,7 @@
 //  - the step rules that turn CG's run into an update: Martens' backtracking over the stored CG
 //    iterates, Krause's line-search damping (3.3.3, Alg. 5), and the greedy 1-D search of Sutskever's
 //    augmented HF (ch. 6, as far as the thesis describes it);
-//  - the Levenberg-Marquardt rule for λ (Martens 2010, §4.1);
+//  - the Levenberg-Marquardt rule for λ (Martens 2010, §4.1), and Krause's for μ during CG (4.1);
 //  - the backtracking (Armijo) line search on the step size.
 // Each takes f, the true objective on the curvature batch at θ + δ, as a function of δ.
 #pragma once
@@ -79,6 +79,10 @@ Chosen backtrack_over_iterates(const std::vector<std::pair<int, ParamVec>>& save
 // The Levenberg-Marquardt rule: λ × lm_increase when ρ < rho_low, λ × lm_decrease (not below
 // min_lambda) when ρ > rho_high, else λ.
 double levenberg_marquardt(double lambda, double rho, const HfConfig& cfg);
+
+// Krause's μ(i) (4.1) at a check with agreement p: the same rule, thresholds, factors and floor as λ's (as
+// Martens & Sutskever adapt their damping); with mu_adapt_literal, the directions as printed, swapped.
+double adapt_mu(double mu, double p, const HfConfig& cfg);
 
 // Backtracking on the step size: the first α in 1, ls_factor, ls_factor², ... (ls_max tries; one
 // without line_search) with f(θ + α δ) <= f(θ) + armijo α gᵀδ. Returns (α, f there); α = 0 when none.

@@ -41,6 +41,7 @@ class HfOptimizer : public Optimizer {
             {"new_loss", s.new_loss},
             {"grad_norm", s.grad_norm},
             {"lambda", s.lambda},
+            {"mu", s.mu},
             {"rho", finite_or_null(s.rho)},
             {"q", finite_or_null(s.q)},
             {"curv_loss", finite_or_null(s.curv_loss)},
