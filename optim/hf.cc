@@ -65,9 +65,11 @@ double agreement(double f_new, double f0, double q) {
 HessianFree::HessianFree(HfConfig cfg)
     : cfg_(hf_config_from_json(to_json(cfg))), lambda_(cfg_.lambda), mu_(cfg_.mu) {}
 
-void HessianFree::restore(double lambda, ParamVec warm_start) {
+void HessianFree::restore(double lambda, ParamVec warm_start, std::optional<double> mu) {
   if (!(lambda >= 0) || !std::isfinite(lambda)) throw Error(fmt::format("hf: restored lambda must be finite and >= 0, not {}", lambda));
+  if (mu && (!(*mu >= 0) || !std::isfinite(*mu))) throw Error(fmt::format("hf: restored mu must be finite and >= 0, not {}", *mu));
   lambda_ = lambda;
+  mu_ = mu.value_or(cfg_.mu);
   prev_ = std::move(warm_start);
 }
 

@@ -10,6 +10,7 @@
 // never become non-finite.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -105,10 +106,10 @@ class HessianFree {
   const HfConfig& config() const { return cfg_; }
   double lambda() const { return lambda_; }
   double mu() const { return mu_; }
-  // Resumable state: λ and the CG warm start.
+  // Resumable state: λ, μ (adapt_mu changes it) and the CG warm start.
   const ParamVec& warm_start() const { return prev_; }
-  // λ must be finite and >= 0 (a tg::Error otherwise).
-  void restore(double lambda, ParamVec warm_start);
+  // λ and μ must be finite and >= 0 (a tg::Error otherwise); no μ: the configured one.
+  void restore(double lambda, ParamVec warm_start, std::optional<double> mu = std::nullopt);
 
  private:
   HfConfig cfg_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "core/error.h"
 #include "optim/first_order.h"
@@ -57,7 +58,7 @@ class HfOptimizer : public Optimizer {
   }
   State state() const override {
     State s;
-    s.scalars = {{"lambda", hf_.lambda()}, {"sequences", sequences_}};
+    s.scalars = {{"lambda", hf_.lambda()}, {"mu", hf_.mu()}, {"sequences", sequences_}};
     if (hf_.warm_start().size() > 0) s.vectors.emplace_back("warm_start", hf_.warm_start());
     return s;
   }
@@ -67,7 +68,9 @@ class HfOptimizer : public Optimizer {
       if (name != "warm_start") throw Error(fmt::format("hf: unknown state vector '{}'", name));
       warm = vec;
     }
-    hf_.restore(saved(s.scalars, "lambda", "hf").get<double>(), warm);
+    std::optional<double> mu;  // absent before adapt_mu: the configured μ
+    if (s.scalars.is_object() && s.scalars.contains("mu")) mu = s.scalars.at("mu").get<double>();
+    hf_.restore(saved(s.scalars, "lambda", "hf").get<double>(), warm, mu);
     sequences_ = saved(s.scalars, "sequences", "hf").get<int64_t>();
   }
 

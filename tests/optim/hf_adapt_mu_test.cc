@@ -1,17 +1,20 @@
 // Krause's μ-alone damping with μ adapted during CG (thesis §4.1; digest 001 §2.5): μ growing until CG
-// stops where the model is poor, μ shrinking where it is exact, and the options' errors.
+// stops where the model is poor, μ shrinking where it is exact, the options' errors, and μ in the
+// resumable state.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "ops/ops.h"
 #include "optim/hf.h"
 #include "optim/optimizer.h"
 #include "tasks/batch.h"
+#include "tasks/dataset.h"
 
 namespace tg::optim {
 using tasks::Batch;
@@ -185,6 +188,79 @@ TEST(HfAdaptMu, OptionErrors) {
   HessianFree hf(mu_alone(1.0, 3));
   ParamVec theta = ls.ps.zeros_like();
   EXPECT_NE(error_of([&] { hf.step(plain, theta, ls.batch, ls.batch); }).find("no structural block"), std::string::npos);
+}
+
+// The least-squares batch, handed out whole at every draw (the RNG is not used: only the optimizer's
+// state carries over).
+class FixedData : public tasks::Dataset {
+ public:
+  explicit FixedData(const Batch& b) : b_(b) {}
+  const std::string& name() const override { return name_; }
+  tasks::Signature signature() const override { return {}; }
+  std::unique_ptr<tasks::Data> draw(int64_t count, Rng&) const override { return b_.slice(0, count); }
+  double score(const tasks::Data&, const std::vector<Tensor>&) const override { return 0; }
+  std::string success_criterion() const override { return "none"; }
+  double success_threshold() const override { return -INFINITY; }
+  double chance_level() const override { return NAN; }
+
+ private:
+  const Batch& b_;
+  std::string name_ = "fixed";
+};
+
+// The optimizer's state holds the adapted μ: 3 steps, save, restore into a fresh optimizer, and the next
+// 3 steps are bit-identical to those of the run that went on. Without "mu" (a checkpoint from before
+// adapt_mu) the configured μ is restored, and the steps differ.
+TEST(HfAdaptMu, ResumeIsBitExactWithMuInTheState) {
+  LeastSquares ls;
+  GraphObjective obj = ls.objective();
+  FixedData data(ls.batch);
+  HfConfig cfg = mu_alone(1.0, 3);
+  cfg.max_cg = 12;
+  const nlohmann::json options = to_json(cfg);
+  const BatchSizes sizes{LeastSquares::N, LeastSquares::N / 2};
+  Rng rng(1);
+
+  std::unique_ptr<Optimizer> whole = make_optimizer("hf", options, sizes);
+  ParamVec theta = ls.ps.zeros_like();
+  for (int it = 0; it < 3; ++it) whole->step(obj, theta, data, rng, it);
+  const Optimizer::State saved = whole->state();
+  const ParamVec theta_saved = theta.clone();
+  ASSERT_TRUE(saved.scalars.contains("mu"));
+  EXPECT_NE(saved.scalars.at("mu").get<double>(), 1.0) << "μ has been adapted";
+  std::vector<nlohmann::json> went_on;
+  for (int it = 3; it < 6; ++it) {
+    went_on.push_back(whole->step(obj, theta, data, rng, it));
+    std::printf("iteration %d: mu %.4g, cg_stop %s, cg_iters %d, rho %s\n", it, went_on.back().at("mu").get<double>(),
+                went_on.back().at("cg_stop").get<std::string>().c_str(), went_on.back().at("cg_iters").get<int>(),
+                went_on.back().at("rho").dump().c_str());
+  }
+
+  auto resume = [&](const Optimizer::State& s, std::vector<nlohmann::json>& rows) {
+    std::unique_ptr<Optimizer> fresh = make_optimizer("hf", options, sizes);
+    fresh->restore(s);
+    ParamVec t = theta_saved.clone();
+    for (int it = 3; it < 6; ++it) rows.push_back(fresh->step(obj, t, data, rng, it));
+    return t;
+  };
+  std::vector<nlohmann::json> resumed;
+  const ParamVec theta_resumed = resume(saved, resumed);
+  EXPECT_EQ(resumed, went_on);
+  EXPECT_EQ(theta_resumed.flat().to_vector(), theta.flat().to_vector());
+
+  Optimizer::State older = saved;
+  older.scalars.erase("mu");
+  std::vector<nlohmann::json> from_older;
+  resume(older, from_older);
+  EXPECT_NE(from_older.front().at("mu"), went_on.front().at("mu"));
+
+  HessianFree hf(mu_alone(0.5, 3));
+  hf.restore(0.0, ParamVec(), 0.25);
+  EXPECT_EQ(hf.mu(), 0.25);
+  hf.restore(0.0, ParamVec());
+  EXPECT_EQ(hf.mu(), 0.5) << "no μ: the configured one";
+  EXPECT_NE(error_of([&] { hf.restore(0.0, ParamVec(), -1.0); }).find("restored mu must be finite and >= 0"),
+            std::string::npos);
 }
 
 }  // namespace
