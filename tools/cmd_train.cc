@@ -288,8 +288,10 @@ Run add_eval(CLI::App& app) {
     const bool reaching = dynamic_cast<const tasks::ReachTask*>(t) != nullptr;
     fmt::print("eval {} on {}: {} {}\n", *dir, what, e.sequences, t->case_noun());
     const bool contrastive = dynamic_cast<const models::TemporalRbmObjective*>(r.run.objective.get()) != nullptr;
+    const bool ctc = cfg.task == "phonemes";  // label-sequence targets: CTC's -log p per utterance
     fmt::print("loss {:.6f} {}\n", e.loss,
                text          ? "nats/char"
+               : ctc         ? "nats per utterance (CTC: -log p of its phone sequence)"
                : reaching    ? "(the task's cost, mean per reach)"
                : contrastive ? "(contrastive divergence's surrogate, mean per frame: not a likelihood)"
                              : "per target");
