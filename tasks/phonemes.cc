@@ -25,10 +25,14 @@ constexpr int64_t kPhones = 39;  // scripts/speech/make_corpus.py's folded set; 
 
 class PhonemeTask final : public Task {
  public:
-  PhonemeTask(std::shared_ptr<const SpeechPart> part, std::shared_ptr<const SpeechPart> train, bool standardize)
-      : part_(std::move(part)) {
+  // The part's utterances `kept` (all when empty: a voice option picks some).
+  PhonemeTask(std::shared_ptr<const SpeechPart> part, std::shared_ptr<const SpeechPart> train, bool standardize,
+              std::vector<int64_t> kept)
+      : part_(std::move(part)), kept_(std::move(kept)) {
     if (standardize) standardizer_ = std::make_shared<SpeechStandardizer>(*train);
-    for (int64_t u = 0; u < part_->utterances(); ++u) longest_ = std::max(longest_, part_->length(u));
+    if (kept_.empty())
+      for (int64_t u = 0; u < part_->utterances(); ++u) kept_.push_back(u);
+    for (int64_t u : kept_) longest_ = std::max(longest_, part_->length(u));
     sig_.symbolic_input = false;
     sig_.input_dim = part_->dim;
     sig_.output = OutputKind::softmax;
@@ -37,19 +41,17 @@ class PhonemeTask final : public Task {
   const std::string& name() const override { return name_; }
   Signature signature() const override { return sig_; }
   std::string case_noun() const override { return "utterances"; }
-  int64_t num_sequences() const override { return part_->utterances(); }
+  int64_t num_sequences() const override { return static_cast<int64_t>(kept_.size()); }
 
   Batch sample(int64_t count, Rng& rng) const override {
     std::vector<int64_t> which;
-    for (int64_t i = 0; i < count; ++i) which.push_back(uniform_int(rng, 0, part_->utterances() - 1));
+    for (int64_t i = 0; i < count; ++i) which.push_back(kept_[static_cast<size_t>(uniform_int(rng, 0, num_sequences() - 1))]);
     return batch_of(which);
   }
   Batch sequences(int64_t first, int64_t count) const override {
-    if (first < 0 || count < 1 || first + count > part_->utterances())
-      throw Error(fmt::format("task 'phonemes': utterances [{}, {}) of {}", first, first + count, part_->utterances()));
-    std::vector<int64_t> which;
-    for (int64_t i = first; i < first + count; ++i) which.push_back(i);
-    return batch_of(which);
+    if (first < 0 || count < 1 || first + count > num_sequences())
+      throw Error(fmt::format("task 'phonemes': utterances [{}, {}) of {}", first, first + count, num_sequences()));
+    return batch_of(std::vector<int64_t>(kept_.begin() + first, kept_.begin() + first + count));
   }
 
   // The phoneme error rate of best-path decoding over the batch.
@@ -106,8 +108,9 @@ class PhonemeTask final : public Task {
   std::string name_ = "phonemes";
   Signature sig_;
   std::shared_ptr<const SpeechPart> part_;
+  std::vector<int64_t> kept_;  // the utterances of the part this task reads
   std::shared_ptr<SpeechStandardizer> standardizer_;
-  int64_t longest_ = 1;  // frames of the part's longest utterance
+  int64_t longest_ = 1;  // frames of the longest of them
 };
 }  // namespace
 
@@ -115,7 +118,7 @@ void register_speech(std::vector<TaskInfo>& r) {
   r.push_back({"phonemes",
                "phoneme recognition with CTC on the espeak-ng corpus (scripts/speech_corpus.sh); phoneme error rate",
                "004 §3.2 (stand-in for TIMIT)",
-               {{"dir", "data/speech"}, {"features", "mfcc"}, {"part", "train"}, {"standardize", true}},
+               {{"dir", "data/speech"}, {"features", "mfcc"}, {"part", "train"}, {"standardize", true}, {"voice", ""}},
                [](const nlohmann::json& cfg) -> std::unique_ptr<Dataset> {
                  const OptionReader o("task 'phonemes'", cfg);
                  const std::string dir = o.string("dir"), features = o.choice("features", {"mfcc", "fbank"});
@@ -125,8 +128,12 @@ void register_speech(std::vector<TaskInfo>& r) {
                    throw Error(fmt::format("task 'phonemes': {}/train.npz is missing: make the corpus with bash "
                                            "scripts/speech_corpus.sh",
                                            dir));
-                 return std::make_unique<PhonemeTask>(cached_speech_part(fmt::format("{}/{}.npz", dir, file), features, kPhones),
-                                                      cached_speech_part(dir + "/train.npz", features, kPhones), o.flag("standardize"));
+                 auto utterances = cached_speech_part(fmt::format("{}/{}.npz", dir, file), features, kPhones);
+                 // one voice variant's utterances only (eval --task-set voice=m7: how each test speaker fares)
+                 const std::string voice = o.string("voice");
+                 std::vector<int64_t> kept = voice.empty() ? std::vector<int64_t>{} : utterances_of_voice(*utterances, dir, file, voice);
+                 return std::make_unique<PhonemeTask>(utterances, cached_speech_part(dir + "/train.npz", features, kPhones),
+                                                      o.flag("standardize"), std::move(kept));
                }});
 }
 

@@ -7,8 +7,13 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
+
+#include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "core/input_file.h"
+#include "core/json.h"
 #include "core/npz.h"
 
 namespace tg::tasks {
@@ -45,7 +50,43 @@ SpeechPart read_speech_part(const std::string& path, const std::string& features
     }
     p.labels.push_back(std::move(l));
   }
+  p.speakers = a.int64s("speaker");
+  if (static_cast<int64_t>(p.speakers.size()) != p.utterances())
+    throw Error(fmt::format("{}: 'speaker' has {} entries for {} utterances", path, p.speakers.size(), p.utterances()));
   return p;
+}
+
+std::vector<int64_t> utterances_of_voice(const SpeechPart& part, const std::string& dir, const std::string& split,
+                                         const std::string& voice) {
+  const std::string path = dir + "/corpus.json";
+  nlohmann::json corpus;
+  try {
+    corpus = parse_json(InputFile(path, "corpus description", kMaxJsonFileBytes).read_all(), path);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: not JSON: {}", path, e.what()));
+  }
+  if (!corpus.contains("splits") || !corpus["splits"].contains(split) || !corpus["splits"][split].contains("speakers"))
+    throw Error(fmt::format("{}: no speakers listed for split '{}'", path, split));
+  std::vector<std::string> names;
+  for (const auto& n : corpus["splits"][split]["speakers"])
+    names.push_back(n.is_string() ? n.get<std::string>() : std::string());
+  auto voice_of = [](const std::string& name) {  // "<accent>+<voice>/s<rate>/p<pitch>"
+    const size_t plus = name.find('+'), slash = name.find('/');
+    return plus == std::string::npos || slash == std::string::npos ? std::string() : name.substr(plus + 1, slash - plus - 1);
+  };
+  std::vector<int64_t> kept;
+  std::set<std::string> voices;
+  for (int64_t u = 0; u < part.utterances(); ++u) {
+    const int64_t s = part.speakers[static_cast<size_t>(u)];
+    if (s < 0 || s >= static_cast<int64_t>(names.size()))
+      throw Error(fmt::format("{}/{}.npz: utterance {} has speaker {}, {} lists {}", dir, split, u, s, path, names.size()));
+    voices.insert(voice_of(names[static_cast<size_t>(s)]));
+    if (voice_of(names[static_cast<size_t>(s)]) == voice) kept.push_back(u);
+  }
+  if (kept.empty())
+    throw Error(fmt::format("task: voice '{}' speaks none of the {} utterances of {}/{}.npz (its voices: {})", voice,
+                            part.utterances(), dir, split, fmt::join(voices, ", ")));
+  return kept;
 }
 
 SpeechStandardizer::SpeechStandardizer(const SpeechPart& p) : mean(static_cast<size_t>(p.dim)), scale(static_cast<size_t>(p.dim)) {

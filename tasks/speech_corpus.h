@@ -16,6 +16,7 @@ struct SpeechPart {
   std::vector<float> frames;
   std::vector<int64_t> offsets;
   std::vector<std::vector<int32_t>> labels;
+  std::vector<int64_t> speakers;  // per utterance, an index into the split's speakers in corpus.json
   int64_t utterances() const { return static_cast<int64_t>(labels.size()); }
   int64_t length(int64_t u) const { return offsets[static_cast<size_t>(u + 1)] - offsets[static_cast<size_t>(u)]; }
 };
@@ -26,6 +27,12 @@ SpeechPart read_speech_part(const std::string& path, const std::string& features
 // The same, read once per process however many tasks (parts, evaluations) ask; a file rewritten since
 // (another size or time) is read again.
 std::shared_ptr<const SpeechPart> cached_speech_part(const std::string& path, const std::string& features, int64_t phones);
+
+// The utterances of `split` (train, dev, test) in DIR spoken by espeak-ng voice variant `voice` (m1,
+// f3, ...: the speakers DIR/corpus.json lists as "<accent>+<voice>/s<rate>/p<pitch>"); a voice the
+// split does not have is a tg::Error naming the ones it has.
+std::vector<int64_t> utterances_of_voice(const SpeechPart& part, const std::string& dir, const std::string& split,
+                                         const std::string& voice);
 
 // Per-dimension mean and 1 / standard deviation of a part's frames (the training part's normalise all).
 struct SpeechStandardizer {

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "core/error.h"
 #include "core/npz.h"
@@ -35,6 +36,11 @@ struct TinyCorpus {
   }
   TinyCorpus() {
     for (const char* s : {"train", "dev", "test"}) write(s);
+    // the speakers of utterances 0, 1, 2 (as the maker lists them): voices m1, f2, m1
+    const std::string speakers = R"(["en-us+m1/s140/p35", "en-gb+f2/s140/p35", "en-us+m1/s165/p50"])";
+    std::ofstream(dir / "corpus.json") << R"({"splits": {"train": {"speakers": )" << speakers
+                                       << R"(}, "dev": {"speakers": )" << speakers << R"(}, "test": {"speakers": )"
+                                       << speakers << "}}}";
   }
   ~TinyCorpus() {
     std::error_code ec;
@@ -89,6 +95,22 @@ TEST(Phonemes, BrokenFilesAreClearErrors) {
   EXPECT_THROW(make("phonemes", {{"dir", c.dir.string()}}), Error);
   EXPECT_THROW(make("phonemes", {{"dir", (c.dir / "missing").string()}}), Error);
   EXPECT_THROW(make("phonemes", {{"dir", c.dir.string()}, {"features", "plp"}}), Error);
+}
+
+TEST(Phonemes, OneVoiceOnly) {
+  TinyCorpus c;
+  auto task = make("phonemes", {{"dir", c.dir.string()}, {"part", "test"}, {"voice", "m1"}});
+  ASSERT_EQ(task->num_sequences(), 2);
+  EXPECT_EQ(task->sequences(0, 2).targets.labels, (std::vector<std::vector<int32_t>>{{1, 2}, {3, 4}}));
+  Rng rng(3);
+  for (const auto& l : dynamic_cast<const Task&>(*task).sample(10, rng).targets.labels) EXPECT_NE(l, std::vector<int32_t>{5});
+  try {
+    make("phonemes", {{"dir", c.dir.string()}, {"voice", "f9"}});
+    FAIL() << "a voice the corpus lacks was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("voice 'f9' speaks none of the 3 utterances"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(its voices: f2, m1)"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SpeechFrames, FixedWindowsAndNextFrameTargets) {
