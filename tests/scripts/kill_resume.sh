@@ -2,13 +2,16 @@
 # Kills `tapegrad train` with SIGKILL at 20+ random moments after its first checkpoint. After every
 # kill the checkpoint must load, and the run continued with --resume must end bit-identical
 # (parameters, optimizer state, metrics) to an uninterrupted run with the same seed and thread count.
-# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise|network|control|video|gated]   (optimizer: any of train's, riemannian included)
+# Usage: kill_resume.sh TAPEGRAD [optimizer] [noise|network|control|video|gated|speech]   (optimizer: any of train's, riemannian included)
 # With "noise", training uses dropout and weight noise, drawn from the checkpointed RNG. With "network",
 # the run is a feedforward autoencoder with dropout on images of an IDX file (the image data path). With
 # "control", the arm controller on DDN's fresh reaches (tasks/reaching.h). With "video", the RTRBM on fresh
 # bouncing balls: its Gibbs chains drawn from each batch's seed, CD-k switching k mid-run. With "gated", a
 # 2-layer predictive gating pyramid: each layer pre-trained as a denoising autoencoder (corruption drawn
 # from each batch's seed), the loss switching at iterations 200 and 400 (HF: 50, 100), then closed-loop prediction.
+# With "speech", a deep BLSTM learns CTC on a tiny random corpus of utterances of different lengths, with
+# dropout, the norm-stabilizer, early stopping (its state and best parameters in the checkpoint) and the
+# NaN rule.
 set -euo pipefail
 TG=$1
 OPT=${2:-adam}
@@ -63,6 +66,28 @@ if [ "$NOISE" = gated ]; then
         --set model_options.pretrain_steps=200 --set batch=20 --set curvature_batch=10
         --set eval_every=5 --set eval_batch=20 --set checkpoint_every=1)
   [ "$OPT" = hf ] && args+=(--set model_options.pretrain_steps=50 --set optimizer_options.max_cg=20)
+fi
+if [ "$NOISE" = speech ]; then  # CTC on a tiny random corpus in the maker's format, early stopping, NaN rule
+  $PY - "$work/speech" <<'PYEOF'
+import os, sys, numpy as np
+out = sys.argv[1]
+os.makedirs(out)
+rng = np.random.default_rng(5)
+for split, n in (("train", 40), ("dev", 10), ("test", 10)):
+    lengths = rng.integers(10, 31, n)
+    labels = [rng.integers(0, 39, rng.integers(1, 5)) for _ in range(n)]
+    frames = rng.standard_normal((lengths.sum(), 5)).astype(np.float32)
+    np.savez(f"{out}/{split}.npz", mfcc=frames, fbank=frames,
+             frame_offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+             labels=np.concatenate(labels).astype(np.int64),
+             label_offsets=np.concatenate([[0], np.cumsum([len(l) for l in labels])]).astype(np.int64),
+             speaker=np.zeros(n, dtype=np.int64))
+PYEOF
+  STEPS=6000
+  args=(--model deep_blstm --task phonemes --data "$work/speech" --optimizer "$OPT" --seed 7 --steps $STEPS --quiet
+        --set "model_options.layers=[6,6]" --set objective_options.output_dropout=0.2
+        --set objective_options.norm_stabilizer=1 --set nan_rule=true --set patience=600
+        --set batch=4 --set eval_every=5 --set eval_batch=10 --set checkpoint_every=1)
 fi
 [ "$NOISE" = noise ] && args+=(--set objective_options.input_dropout=0.2 --set objective_options.output_dropout=0.3
                                --set objective_options.weight_noise=0.01)
