@@ -52,7 +52,8 @@ Init lstm_bias_init(const LstmVariant& v, int64_t hidden, double forget_bias) {
   };
 }
 
-LstmCell::LstmCell(ParamBuilder& p, InputShape in, const LstmOptions& o) : hidden_(o.hidden), variant_(o.variant) {
+LstmCell::LstmCell(ParamBuilder& p, InputShape in, const LstmOptions& o)
+    : hidden_(o.hidden), variant_(o.variant), truncated_gradient_(o.truncated_gradient) {
   const int64_t H = o.hidden, G = variant_.gates();
   w_gx_ = p.input("W_gx", in.size, G * H, G);
   w_gh_ = p.recurrent("W_gh", H, G * H, G);
@@ -66,7 +67,8 @@ LstmCell::LstmCell(ParamBuilder& p, InputShape in, const LstmOptions& o) : hidde
 }
 
 Step LstmCell::step(Graph& g, const StepInput& x, const State& s) const {
-  Var a = project(g, x, w_gx_) + ops::matmul(s[0], g[w_gh_]);
+  const Var h_prev = truncated_gradient_ ? ops::stop_gradient(s[0]) : s[0];
+  Var a = project(g, x, w_gx_) + ops::matmul(h_prev, g[w_gh_]);
   if (b_g_.index >= 0) a = a + g[b_g_];
   auto peep = [&](ParamId w) { return w.index >= 0 ? g[w] : Var{}; };
   LstmMemory m = lstm_memory(variant_, a, s[1], peep(w_ci_), peep(w_cf_), peep(w_co_));
@@ -76,12 +78,14 @@ Step LstmCell::step(Graph& g, const StepInput& x, const State& s) const {
 namespace {
 ModelInfo lstm_variant_info(std::string name, std::string description, std::string seed, LstmVariant v,
                             nlohmann::json defaults) {
+  defaults["truncated_gradient"] = false;  // every variant can train with the original truncated gradient
   return cell_model_info(std::move(name), std::move(description), std::move(seed), defaults, true,
                          [v](ParamBuilder& p, const CommonOptions& c, const OptionReader& o) {
                            LstmOptions l;
                            l.hidden = o.size("hidden");
                            l.bias = o.flag("bias");
                            if (o.has("forget_bias")) l.forget_bias = o.number("forget_bias");
+                           l.truncated_gradient = o.flag("truncated_gradient");
                            l.learned_h0 = c.learned_h0;
                            l.variant = v;
                            return std::make_unique<LstmCell>(p, c.input(), l);

@@ -32,6 +32,12 @@ struct LstmOptions {
   bool bias = true;          // b_g
   double forget_bias = 1.0;  // initial value of b_g's forget slice (Sutskever: 3 to 5)
   bool learned_h0 = false;   // learned h_0 and c_0
+  // The original online algorithm's truncated gradient (Hochreiter & Schmidhuber 1997; Krause §1.3,
+  // Table 4.2's "LSTM online"): errors reach earlier steps only through the cell state. h_{t-1} enters
+  // the gates as a constant (stop_gradient), so BPTT on this graph computes the truncated gradient the
+  // algorithm's RTRL traces accumulate (its per-step weight updates are not reproduced: the trainer
+  // updates once per batch). Gauss-Newton products see the same truncated linearisation.
+  bool truncated_gradient = false;
   LstmVariant variant;
 };
 
@@ -60,6 +66,7 @@ class LstmCell final : public Cell {
  private:
   int64_t hidden_;
   LstmVariant variant_;
+  bool truncated_gradient_;
   ParamId w_gx_, w_gh_, b_g_, w_ci_, w_cf_, w_co_;
   InitialState init_;
 };

@@ -33,8 +33,8 @@ TEST(Registry, EveryTaskSamplesWhatItsSignatureSays) {
                                              "bouncing_balls", "bouncing_balls_kl",
                                              // gated models (tests/tasks/gated_tasks_test.cc)
                                              "image_pairs", "transformed_video", "sine_walk",
-                                             // speech (tests/tasks/phonemes_test.cc: it reads a corpus)
-                                             "phonemes"};
+                                             // speech (tests/tasks/phonemes_test.cc: they read a corpus)
+                                             "phonemes", "speech_frames"};
   std::vector<std::string> names;
   for (const TaskInfo& info : registry()) names.push_back(info.name);
   EXPECT_EQ(names, expected);
@@ -43,7 +43,7 @@ TEST(Registry, EveryTaskSamplesWhatItsSignatureSays) {
     if (info.name.find("image") != std::string::npos || info.name.find("mnist") != std::string::npos ||
         info.name == "curves" || info.name == "center_out" || info.name == "postural" || info.name == "ddn" ||
         info.name.starts_with("bouncing_balls") || info.name == "image_pairs" || info.name == "transformed_video" ||
-        info.name == "sine_walk" || info.name == "phonemes")
+        info.name == "sine_walk" || info.name == "phonemes" || info.name == "speech_frames")
       continue;
     EXPECT_FALSE(info.description.empty());
     EXPECT_FALSE(info.seed.empty());
