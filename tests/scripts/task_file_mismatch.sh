@@ -24,7 +24,7 @@ printf '\0\0\x08\x03\0\0\0\x0a\0\0\0\x02\0\0\0\x02' >img.idx && head -c 40 /dev/
 expect float32_input  'big_input.jsonl:2: "inputs"\[0\]\[0\]: expected a finite number within float32.s range .* \(got 1e\+39\)' -- tasks --check big_input.jsonl
 expect float32_target 'big_target.jsonl:2: "targets"\[1\]\[0\]: expected a finite number within float32.s range .* \(got -1e\+39\)' -- tasks --check big_target.jsonl
 expect eval_data_and_task "eval: give --data .* or --task .*, not both" -- eval --run run --data to.jsonl --task xor
-expect train_data_and_task "train: --data t.txt is a file for task 'text' or 'images', but the task is \"addition\" \(--task\)" \
+expect train_data_and_task "train: --data t.txt is a file for task 'text' or 'images' \(or the corpus directory of tasks 'phonemes' and 'speech_frames'\), but the task is \"addition\" \(--task\)" \
   -- train --task addition --data t.txt --steps 1 --out run2
 expect network_text_data "t.txt: not an IDX file" -- train --model autoencoder --data t.txt --steps 1 --out run3
 expect sequence_model_images "model 'lstm' reads sequences, but task 'images' holds images" \
