@@ -65,10 +65,10 @@ for name in $SETTINGS; do
     train_lane "$out" "${common[@]}" "${reg[@]}" --seed "$seed"
   done
 done
-if [ "${EVAL:-0}" = 1 ]; then  # dev PER against CPU time, every setting's first seed that has trained
+if [ "${EVAL:-0}" = 1 ]; then  # dev PER against CPU time, every setting's first seed that has trained (all settings)
   runs=()
   first=${SEEDS%% *}
-  for name in $SETTINGS; do [ -f "$ROOT/${name}_s$first/metrics.jsonl" ] && runs+=(--run "$ROOT/${name}_s$first"); done
+  for name in $ALL; do [ -f "$ROOT/${name}_s$first/metrics.jsonl" ] && runs+=(--run "$ROOT/${name}_s$first"); done
   if [ ${#runs[@]} -gt 0 ]; then
     "$TG" plot "${runs[@]}" --metric valid_error --x cpu_seconds --log-y -o docs/results/speech_dev_per.png
   fi
