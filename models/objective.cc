@@ -145,13 +145,7 @@ Var norm_stabilizer_terms(std::span<const Var> hidden, int64_t first_step, const
     Var n1 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(hidden[t]), 1), 1e-12));
     Var n0 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(hidden[t - 1]), 1), 1e-12));
     Var term = ops::square(ops::sub(n1, n0));
-    if (!mask.empty()) {
-      const Tensor& m = mask[static_cast<size_t>(first_step) + t];
-      std::vector<double> w(lengths.size());
-      for (size_t b = 0; b < w.size(); ++b) w[b] = m.at(static_cast<int64_t>(b)) != 0 ? 1.0 / static_cast<double>(lengths[b]) : 0.0;
-      term = ops::mul(term, hidden[t].graph()->input(
-                                Tensor::from({static_cast<int64_t>(w.size())}, w, DType::f64).astype(term.dtype())));
-    }
+    if (!mask.empty()) term = ops::mul(term, step_weights(term, mask[static_cast<size_t>(first_step) + t], lengths));
     total = ops::add(total, ops::mean(term));
   }
   return total;

@@ -103,20 +103,18 @@ Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPen
     if (total.empty()) return {};
     return ops::scale(total, p.beta / static_cast<double>(T));
   }
-  // weights mask_t[b] / T_b, as constants of the graph
-  const int64_t B = mask[0].size();
-  const std::vector<int64_t> length = tasks::sequence_lengths(mask, static_cast<int64_t>(T), B);
-  if (terms.empty()) return {};
-  Graph& g = *terms[0].graph();
-  for (size_t k = 0; k < terms.size(); ++k) {
-    std::vector<double> w(static_cast<size_t>(B));
-    for (int64_t b = 0; b < B; ++b)
-      w[b] = mask[step[k]].at(b) != 0 ? 1.0 / static_cast<double>(length[static_cast<size_t>(b)]) : 0.0;
-    const Var wk = g.input(Tensor::from({B}, w, DType::f64).astype(terms[k].dtype()));
-    total = ops::add(total, ops::mean(ops::mul(terms[k], wk)));
-  }
+  const std::vector<int64_t> length = tasks::sequence_lengths(mask, static_cast<int64_t>(T), mask[0].size());
+  for (size_t k = 0; k < terms.size(); ++k)
+    total = ops::add(total, ops::mean(ops::mul(terms[k], step_weights(terms[k], mask[step[k]], length))));
   if (total.empty()) return {};
   return ops::scale(total, p.beta);
+}
+
+Var step_weights(Var like, const Tensor& mask_t, const std::vector<int64_t>& lengths) {
+  std::vector<double> w(lengths.size());
+  for (size_t b = 0; b < w.size(); ++b)
+    w[b] = mask_t.at(static_cast<int64_t>(b)) != 0 ? 1.0 / static_cast<double>(lengths[b]) : 0.0;
+  return like.graph()->input(Tensor::from({static_cast<int64_t>(w.size())}, w, DType::f64).astype(like.dtype()));
 }
 
 std::vector<Tensor> hidden_adjoints(Var loss, const std::vector<Var>& hidden) {

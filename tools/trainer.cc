@@ -395,14 +395,14 @@ nlohmann::json Trainer::iterate(int64_t it) {
   objective.at_iteration(it);
   nlohmann::json m = optimizer_->step(objective, theta_, *run_.train, rng_, it);
   m["iteration"] = it + 1;
-  if ((cfg_.eval_every > 0 && (it + 1) % cfg_.eval_every == 0) || it + 1 == cfg_.steps) {
+  const bool scheduled = cfg_.eval_every > 0 && (it + 1) % cfg_.eval_every == 0;
+  if (scheduled || it + 1 == cfg_.steps) {
     const tasks::Dataset& valid_task = run_.valid ? *run_.valid : *run_.train;
     last_eval_ = evaluate(*run_.objective, theta_, valid_task, cfg_.eval_batch, valid_seed_, &comm_);
     have_eval_ = true;
     m["valid_loss"] = last_eval_.loss;
     m["valid_error"] = last_eval_.error_rate;
     // only the scheduled validations count (not the one at a --steps limit, which a longer run would not make)
-    const bool scheduled = cfg_.eval_every > 0 && (it + 1) % cfg_.eval_every == 0;
     if (early_.enabled() && scheduled && early_.observe(last_eval_.error_rate, it + 1)) {
       m["best"] = true;
       best_theta_ = theta_.clone();
