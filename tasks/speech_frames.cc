@@ -6,6 +6,9 @@
 // utterances; evaluation reads the part's fixed windows, each utterance cut at 0, steps, 2 steps, ...
 // (non-overlapping). The measure is the squared error per predicted frame, summed over its dimensions
 // (features standardised with the training part's mean and deviation).
+// features=mfcc_static keeps only the 13 static coefficients of each frame (the first third of the MFCC
+// vector): the deltas of frame t are regressions over frames t-2..t+2 (the delta-deltas over t-4..t+4),
+// so with them the input already holds part of the frame it is asked to predict.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -25,14 +28,15 @@ constexpr int64_t kPhones = 39;  // the corpus's phone set (its labels are check
 
 class SpeechFramesTask final : public Task {
  public:
+  // Frames are the first `dim` of the part's features (all of them, or the static third).
   SpeechFramesTask(std::shared_ptr<const SpeechPart> part, std::shared_ptr<const SpeechPart> train, int64_t steps,
-                   bool standardize)
-      : part_(std::move(part)), steps_(steps) {
+                   int64_t dim, bool standardize)
+      : part_(std::move(part)), steps_(steps), dim_(dim) {
     if (standardize) standardizer_ = std::make_shared<SpeechStandardizer>(*train);
     sig_.symbolic_input = false;
-    sig_.input_dim = part_->dim;
+    sig_.input_dim = dim_;
     sig_.output = OutputKind::linear;
-    sig_.output_dim = part_->dim;
+    sig_.output_dim = dim_;
     for (int64_t u = 0; u < part_->utterances(); ++u) {
       if (part_->length(u) >= steps_ + 1) long_enough_.push_back(u);
       for (int64_t k = 0; (k + 1) * steps_ + 1 <= part_->length(u); ++k) windows_.push_back({u, k * steps_});
@@ -60,10 +64,10 @@ class SpeechFramesTask final : public Task {
 
   // Squared error per predicted frame, summed over the frame's dimensions.
   double error_rate(const Batch& b, const std::vector<Tensor>& outputs) const override {
-    check_outputs(b, outputs, part_->dim, name_);
+    check_outputs(b, outputs, dim_, name_);
     double sum = 0;
     for (int64_t t = 0; t < b.steps(); ++t)
-      for (int64_t i = 0; i < b.size() * part_->dim; ++i) {
+      for (int64_t i = 0; i < b.size() * dim_; ++i) {
         const double d = outputs[t].at(i) - b.targets.dense[t].at(i);
         sum += d * d;
       }
@@ -74,7 +78,7 @@ class SpeechFramesTask final : public Task {
   }
   double success_threshold() const override { return -INFINITY; }
   // predicting the training mean: each standardised dimension's variance, about 1
-  double chance_level() const override { return static_cast<double>(part_->dim); }
+  double chance_level() const override { return static_cast<double>(dim_); }
 
  private:
   struct Window {
@@ -82,13 +86,13 @@ class SpeechFramesTask final : public Task {
   };
 
   Batch batch_of(const std::vector<Window>& which) const {
-    const int64_t B = static_cast<int64_t>(which.size()), D = part_->dim;
+    const int64_t B = static_cast<int64_t>(which.size()), D = dim_;
     Batch b;
     b.inputs.T = steps_, b.inputs.B = B;
     auto frame = [&](const Window& w, int64_t t, std::vector<double>& out, int64_t s) {
       const int64_t row = part_->offsets[static_cast<size_t>(w.utterance)] + w.start + t;
       for (int64_t d = 0; d < D; ++d) {
-        const double v = part_->frames[static_cast<size_t>(row * D + d)];
+        const double v = part_->frames[static_cast<size_t>(row * part_->dim + d)];
         out[static_cast<size_t>(s * D + d)] = standardizer_ ? (*standardizer_)(v, d) : v;
       }
     };
@@ -108,7 +112,7 @@ class SpeechFramesTask final : public Task {
   Signature sig_;
   std::shared_ptr<const SpeechPart> part_;
   std::shared_ptr<SpeechStandardizer> standardizer_;
-  int64_t steps_;
+  int64_t steps_, dim_;
   std::vector<int64_t> long_enough_;
   std::vector<Window> windows_;
 };
@@ -116,22 +120,34 @@ class SpeechFramesTask final : public Task {
 
 void register_speech_frames(std::vector<TaskInfo>& r) {
   r.push_back({"speech_frames",
-               "next-frame prediction of speech features (MFCC + deltas) on the espeak-ng corpus; squared error per frame",
+               "next-frame prediction of speech features (MFCC + deltas, or features=mfcc_static: the 13 static "
+               "coefficients) on the espeak-ng corpus; squared error per frame",
                "000 §4.5, Table 4.1 (stand-in for TIMIT)",
                {{"dir", "data/speech"}, {"features", "mfcc"}, {"part", "train"}, {"steps", 100}, {"standardize", true}},
                [](const nlohmann::json& cfg) -> std::unique_ptr<Dataset> {
                  const OptionReader o("task 'speech_frames'", cfg);
-                 const std::string dir = o.string("dir"), features = o.choice("features", {"mfcc", "fbank"});
+                 const std::string dir = o.string("dir"),
+                                   features = o.choice("features", {"mfcc", "mfcc_static", "fbank"});
                  const std::string part = o.choice("part", {"train", "valid", "test"});
                  const int64_t steps = o.integer("steps", 1, 100000);
                  if (!std::filesystem::exists(dir + "/train.npz"))
                    throw Error(fmt::format("task 'speech_frames': {}/train.npz is missing: make the corpus with bash "
                                            "scripts/speech_corpus.sh",
                                            dir));
-                 const std::string file = part == "valid" ? "dev" : part;
-                 return std::make_unique<SpeechFramesTask>(
-                     cached_speech_part(fmt::format("{}/{}.npz", dir, file), features, kPhones),
-                     cached_speech_part(dir + "/train.npz", features, kPhones), steps, o.flag("standardize"));
+                 const std::string file = part == "valid" ? "dev" : part, array = features == "fbank" ? "fbank" : "mfcc";
+                 auto frames = cached_speech_part(fmt::format("{}/{}.npz", dir, file), array, kPhones);
+                 int64_t dim = frames->dim;
+                 if (features == "mfcc_static") {
+                   if (dim % 3 != 0)
+                     throw Error(fmt::format("task 'speech_frames': features=mfcc_static needs MFCC vectors of static "
+                                             "coefficients, deltas and delta-deltas (a multiple of 3 wide); {}/{}.npz's "
+                                             "'mfcc' is {} wide",
+                                             dir, file, dim));
+                   dim /= 3;
+                 }
+                 return std::make_unique<SpeechFramesTask>(std::move(frames),
+                                                           cached_speech_part(dir + "/train.npz", array, kPhones), steps,
+                                                           dim, o.flag("standardize"));
                }});
 }
 

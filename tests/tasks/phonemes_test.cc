@@ -147,5 +147,39 @@ TEST(SpeechFrames, RandomWindowsFitTheirUtterances) {
   EXPECT_THROW(make("speech_frames", {{"dir", c.dir.string()}, {"steps", 0}}), Error);
 }
 
+TEST(SpeechFrames, StaticCoefficientsOnly) {
+  TinyCorpus c;
+  // frames of 3 features (one static coefficient, its delta, its delta-delta): 6 frames as TinyCorpus's
+  for (const char* split : {"train", "dev", "test"}) {
+    std::vector<double> mfcc;
+    for (int f = 1; f <= 6; ++f) mfcc.insert(mfcc.end(), {1.0 * f, 100.0 * f, 1000.0 * f});
+    write_npz((c.dir / (std::string(split) + ".npz")).string(),
+              {NpzEntry("mfcc", Tensor::from({6, 3}, mfcc, DType::f32)), NpzEntry("fbank", Tensor::from({6, 3}, mfcc, DType::f32)),
+               NpzEntry("frame_offsets", std::vector<int64_t>{0, 3, 4, 6}), NpzEntry("labels", std::vector<int64_t>{1, 2, 5, 3, 4}),
+               NpzEntry("label_offsets", std::vector<int64_t>{0, 2, 3, 5}), NpzEntry("speaker", std::vector<int64_t>{0, 1, 2})});
+  }
+  auto task = make("speech_frames", {{"dir", c.dir.string()}, {"standardize", false}, {"steps", 1}, {"features", "mfcc_static"}});
+  EXPECT_EQ(task->signature().input_dim, 1);
+  EXPECT_EQ(task->signature().output_dim, 1);
+  const Batch b = task->sequences(0, 3);
+  EXPECT_EQ(b.inputs.dense[0].to_vector(), (std::vector<double>{1, 2, 5}));
+  EXPECT_EQ(b.targets.dense[0].to_vector(), (std::vector<double>{2, 3, 6}));
+  const std::vector<Tensor> zero = {Tensor::from({3, 1}, std::vector<double>(3, 0.0), DType::f64)};
+  EXPECT_DOUBLE_EQ(task->error_rate(b, zero), (4 + 9 + 36) / 3.0);
+  // standardised with the training part's static column alone: mean 3.5 of frames 1..6
+  auto standardized = make("speech_frames", {{"dir", c.dir.string()}, {"steps", 1}, {"features", "mfcc_static"}});
+  EXPECT_LT(standardized->sequences(0, 1).inputs.dense[0].at(0), 0.0);
+}
+
+TEST(SpeechFrames, StaticNeedsThreeParts) {
+  TinyCorpus c;  // 2 features per frame: not static + delta + delta-delta
+  try {
+    make("speech_frames", {{"dir", c.dir.string()}, {"features", "mfcc_static"}, {"steps", 1}});
+    FAIL() << "a 2-wide MFCC vector was split in three";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'mfcc' is 2 wide"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tg::tasks
