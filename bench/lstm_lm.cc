@@ -141,7 +141,8 @@ std::string machine_line() {
   cpu_set_t set;
   CPU_ZERO(&set);
   int nproc = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
-  return fmt::format("{}, nproc {}", model, nproc);
+  const char* isa = __builtin_cpu_supports("avx512f") ? "AVX-512" : __builtin_cpu_supports("avx2") ? "AVX2" : "SSE";
+  return fmt::format("{}, nproc {}, {}; float32 gemm: {}", model, nproc, isa, blas::gemm_backend());
 }
 
 namespace {

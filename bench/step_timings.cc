@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "ops/blas.h"
+
 namespace tg::bench {
 
 void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& batch, int reps, StepTimings& r,
-               Timing* forward) {
+               Timing* forward, optim::Objective* whole) {
   {  // the step's matrix products, counted on one gradient pass
-    auto ev = obj.evaluate(theta, batch);
+    auto ev = (whole ? *whole : obj).evaluate(theta, batch);
     ev->grad();
     r.shapes = gemm_shapes(ev->graph());
   }
@@ -21,11 +23,20 @@ void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& 
                                                [&] { cached->gnvp(v); },
                                                [&] { gemms(); }};
   if (forward) passes.push_back([&] { obj.evaluate(theta, batch)->value(); });
+  const std::string backend = blas::gemm_backend();
+  const bool compare = backend != "openblas";
+  if (compare)
+    passes.push_back([&] {
+      blas::set_gemm_backend("openblas");
+      gemms();
+      blas::set_gemm_backend("onednn");  // compare is only true when oneDNN was the backend
+    });
   const std::vector<Timing> t = time_rounds(passes, reps);
   r.step = t[0];
   r.gnvp = t[1];
   r.gemm = t[2];
   if (forward) *forward = t[3];
+  if (compare) r.gemm_openblas = t.back();
 }
 
 nlohmann::json to_json(const StepTimings& t, int reps) {
@@ -41,6 +52,8 @@ nlohmann::json to_json(const StepTimings& t, int reps) {
           {"gnvp_ms", t.gnvp.median_ms},
           {"gn_over_step", t.gnvp.median_ms / t.step.median_ms},
           {"gemm_ms", t.gemm.median_ms},
+          {"gemm_backend", blas::gemm_backend()},
+          {"gemm_openblas_ms", t.gemm_openblas.samples_ms.empty() ? nlohmann::json() : nlohmann::json(t.gemm_openblas.median_ms)},
           {"step_gflop", t.step_gflop},
           {"achieved_gflops", t.achieved_gflops()},
           {"gemm_gflops", t.gemm_gflops()},
@@ -54,11 +67,17 @@ nlohmann::json to_json(const StepTimings& t, int reps) {
 std::string step_summary_rows(const StepTimings& t) {
   std::string s = fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "Gauss-Newton product, cached linearization",
                               t.gnvp.median_ms, t.gnvp.min_ms);
-  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms alone (cblas_sgemm)", t.gemm.median_ms, t.gemm.min_ms);
+  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms alone (the backend)", t.gemm.median_ms, t.gemm.min_ms);
+  if (!t.gemm_openblas.samples_ms.empty())
+    s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms alone (openblas)", t.gemm_openblas.median_ms,
+                     t.gemm_openblas.min_ms);
   s += fmt::format("\nGN product / step       {:.3f}\n", t.gnvp.median_ms / t.step.median_ms);
   s += fmt::format("matrix-product work     {:.2f} GFLOP per step in {} shapes\n", t.step_gflop, t.shapes.size());
   s += fmt::format("achieved                {:.1f} GFLOP/s   (sgemm alone {:.1f} GFLOP/s: {:.0f}%)\n",
                    t.achieved_gflops(), t.gemm_gflops(), 100.0 * t.gemm.median_ms / t.step.median_ms);
+  if (!t.gemm_openblas.samples_ms.empty())
+    s += fmt::format("gemm backend            {}: {:.1f} GFLOP/s on the step's shapes, openblas {:.1f}\n",
+                     blas::gemm_backend(), t.gemm_gflops(), t.step_gflop / (t.gemm_openblas.median_ms * 1e-3));
   return s;
 }
 

@@ -20,7 +20,8 @@ struct StepTimings {
   int64_t params = 0;
   Timing step;  // forward + gradient (build, evaluate, reverse sweep), a training step minus the update
   Timing gnvp;  // one Gauss-Newton product on a cached linearization
-  Timing gemm;  // the step's matrix products, run alone through cblas (same shapes, same counts)
+  Timing gemm;  // the step's matrix products, run alone through the gemm backend (same shapes, same counts)
+  Timing gemm_openblas;  // the same through OpenBLAS alone, when the backend is another (else empty)
   std::vector<GemmShape> shapes;
   double step_gflop = 0;  // matrix-product work of one step
   double achieved_gflops() const { return step_gflop / (step.median_ms * 1e-3); }
@@ -29,9 +30,12 @@ struct StepTimings {
 
 // Counts the step's matrix products on one gradient pass (r.shapes, r.step_gflop), then times side by
 // side over `reps` rounds: the forward pass (when `forward` is given), the step, a Gauss-Newton product
-// on a cached linearization and the step's gemms alone (r.step, r.gnvp, r.gemm).
+// on a cached linearization and the step's gemms alone (r.step, r.gnvp, r.gemm; and through OpenBLAS,
+// r.gemm_openblas, when the backend is another). An objective that splits the batch between threads
+// has no single tape: `whole` (the same objective, unsplit) is the one whose products are counted, and
+// the gemms alone run them on one thread.
 void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& batch, int reps, StepTimings& r,
-               Timing* forward = nullptr);
+               Timing* forward = nullptr, optim::Objective* whole = nullptr);
 
 // The keys both benchmarks print: times, samples, GFLOP/s, the gemm shapes, machine and threads.
 nlohmann::json to_json(const StepTimings& t, int reps);

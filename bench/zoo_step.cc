@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "models/objective.h"
+#include "optim/threaded_objective.h"
 #include "ops/blas.h"
 
 namespace tg::bench {
@@ -57,8 +58,10 @@ tasks::Batch random_speech_batch(const ZooStepConfig& c) {
 ZooStepResult run_zoo_step(const ZooStepConfig& cfg) {
   ZooStepResult r;
   r.cfg = cfg;
-  blas::set_threads(cfg.threads);
-  r.threads = blas::threads();
+  // threads > 1: as the trainer runs, the batch split between the threads (optim/threaded_objective.h),
+  // each with single-threaded products
+  blas::set_threads(cfg.threads > 1 ? 1 : cfg.threads);
+  r.threads = cfg.threads;
   r.machine = machine_line();
 
   const models::ModelInfo& info = models::find(cfg.model);
@@ -69,6 +72,13 @@ ZooStepResult run_zoo_step(const ZooStepConfig& cfg) {
   models::ObjectiveOptions oo;
   oo.structural = "none";  // a plain training step: loss and gradient only
   models::ModelObjective obj(info.make(opts, DType::f32, rng), oo);
+  std::vector<std::unique_ptr<models::ModelObjective>> replicas;
+  std::vector<optim::Objective*> shards{&obj};
+  for (int t = 1; t < cfg.threads; ++t) {
+    Rng replica_rng(cfg.seed);
+    shards.push_back(replicas.emplace_back(std::make_unique<models::ModelObjective>(info.make(opts, DType::f32, replica_rng), oo)).get());
+  }
+  optim::ThreadedObjective threaded(shards);
   if (obj.model().output_kind() != models::OutputKind::softmax || obj.model().io().symbolic() == cfg.ctc)
     throw Error(fmt::format("bench: model '{}' must {} (softmax output)", cfg.model,
                             cfg.ctc ? "read frames and classify them for CTC" : "take symbols and predict them"));
@@ -76,7 +86,8 @@ ZooStepResult run_zoo_step(const ZooStepConfig& cfg) {
   r.params = theta.size();
   const tasks::Batch batch = cfg.ctc ? random_speech_batch(cfg) : random_text_batch(cfg);
 
-  time_step(obj, theta, batch, cfg.reps, r);
+  if (cfg.threads > 1) time_step(threaded, theta, batch, cfg.reps, r, nullptr, &obj);
+  else time_step(obj, theta, batch, cfg.reps, r);
   return r;
 }
 
@@ -100,8 +111,8 @@ std::string to_table(const ZooStepResult& r) {
                           c.model, c.in, c.depth, c.hidden, c.vocab, c.batch, c.steps, r.params)
             : fmt::format("tapegrad training step: {} char model, V={} H={} B={} T={} float32, {} parameters\n",
                           c.model, c.vocab, c.hidden, c.batch, c.steps, r.params);
-  s += fmt::format("machine: {}   BLAS threads: {}   reps: {} rounds, passes side by side\n\n", r.machine, r.threads,
-                   c.reps);
+  s += fmt::format("machine: {}   threads: {}{}   reps: {} rounds, passes side by side\n\n", r.machine, r.threads,
+                   r.threads > 1 ? " (the batch split between them; the gemms alone on one)" : "", c.reps);
   s += fmt::format("{:<44}{:>11}{:>9}\n", "pass (ms)", "median", "min");
   s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "step (forward + gradient)", r.step.median_ms, r.step.min_ms);
   s += step_summary_rows(r);

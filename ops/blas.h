@@ -1,6 +1,15 @@
-// Thin wrappers over CBLAS gemm. Kept in their own translation unit because <cblas.h> clashes with
-// xtensor-blas's bundled declarations.
+// The matrix products every matmul runs. Kept in their own translation unit because <cblas.h> clashes
+// with xtensor-blas's bundled declarations.
+//
+// float32 products of at least kOneDnnMinWork multiply-adds go to oneDNN's sgemm when libdnnl.so.2 can
+// be loaded at run time (it picks its kernels by the CPU's instruction set itself); the others, and
+// every float64 product, go to OpenBLAS. Measured on this project's AVX-512 machine, one thread, on an
+// LSTM step's shapes (H = 256 / 512): oneDNN 158 / 180 GFLOP/s, OpenBLAS 113 / 152 (its SkylakeX
+// kernels), BLIS 96 / 99; below ~2^17 multiply-adds OpenBLAS's small-matrix kernels have less call
+// overhead (docs/results/gemm_backends.md). The choice depends only on the shape, never on timing, so results
+// are reproducible for a given backend and thread count.
 #pragma once
+#include <string>
 
 namespace tg::blas {
 // C[m,n] = alpha op(A) op(B) + beta C, row-major; op(A) is [m,k], op(B) is [k,n].
@@ -8,6 +17,26 @@ void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, in
           float beta, float* c, int ldc);
 void gemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
           int ldb, double beta, double* c, int ldc);
-void set_threads(int n);  // OpenBLAS threads
+
+// The float32 backend: "auto" (oneDNN for large products when it loads and its thread count can be
+// set, else OpenBLAS), "openblas" (OpenBLAS for everything) or "onednn" (as auto, but an error when
+// oneDNN cannot be used); "" means the environment variable TAPEGRAD_GEMM's choice, or auto.
+void set_gemm_backend(const std::string& choice);
+// The backend `choice` ("" / auto / openblas / onednn) comes to on this machine: "onednn" or
+// "openblas" (what a run records, so that it resumes on the same products).
+std::string resolve_gemm_backend(const std::string& choice);
+// What float32 products run on now, e.g. "onednn (>= 131072 multiply-adds; smaller: openblas)".
+std::string gemm_backend();
+// Whether oneDNN's sgemm could be loaded, and why not when it could not.
+bool onednn_available(std::string* why_not = nullptr);
+constexpr long kOneDnnMinWork = 1L << 17;
+
+// OpenBLAS's threads (one count for the process) and the threads of oneDNN's products called from
+// this thread (OpenMP keeps a count per thread; a thread that never sets one gets OpenMP's default,
+// every core).
+void set_threads(int n);
 int threads();
+// oneDNN's products called from this thread run on it alone: for the threads that split a batch
+// between them (core/fork_join.h), so that their products do not fork again.
+void use_one_thread_here();
 }  // namespace tg::blas

@@ -9,6 +9,7 @@
 #include "bench/lstm_lm.h"
 #include "bench/network_step.h"
 #include "bench/zoo_step.h"
+#include "ops/blas.h"
 #include "tools/commands.h"
 
 namespace tg::cli {
@@ -23,6 +24,7 @@ Run add_bench(CLI::App& app) {
   auto ctc = std::make_shared<bool>(false);
   auto in = std::make_shared<int64_t>(39);
   auto depth = std::make_shared<int64_t>(3);
+  auto gemm = std::make_shared<std::string>();  // unset: TAPEGRAD_GEMM, or auto
   app.add_option("--vocab", opt->workload.vocab, "vocabulary size V")->check(CLI::Range(2, 100000));
   app.add_option("--hidden", opt->workload.hidden, "hidden units H")->check(CLI::Range(1, 8192));
   CLI::Option* batch =
@@ -31,7 +33,13 @@ Run add_bench(CLI::App& app) {
   app.add_option("--steps", opt->workload.steps, "unrolled time steps T")->check(CLI::Range(1, 100000));
   app.add_option("--reps", opt->reps, "timed repetitions per pass (the median is reported)")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--threads", opt->threads, "OpenBLAS threads")->check(CLI::Range(1, 256));
+  app.add_option("--threads", opt->threads,
+                 "threads: with --model, the batch split between them as train does; otherwise BLAS threads")
+      ->check(CLI::Range(1, 256));
+  app.add_option("--gemm", *gemm,
+                 "float32 gemm backend: auto (oneDNN for large products when libdnnl.so.2 loads), openblas, onednn "
+                 "(default: environment variable TAPEGRAD_GEMM, or auto)")
+      ->check(CLI::IsMember({"auto", "openblas", "onednn"}));
   app.add_flag("--json", *json, "print one JSON object instead of a table");
   app.add_option("--model", *model,
                  "time a zoo model's training step (e.g. lstm, mlstm, mrnn) and the gemms it runs, instead of "
@@ -50,7 +58,8 @@ Run add_bench(CLI::App& app) {
                "--vocab classes with the blank last, --depth layers of --hidden units per direction");
   app.add_option("--in", *in, "--ctc: input features per frame")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--depth", *depth, "--ctc: layers")->check(CLI::Range(1, 100))->capture_default_str();
-  return [opt, json, model, network, encoder, layers, batch, ctc, in, depth] {
+  return [opt, json, model, network, encoder, layers, batch, ctc, in, depth, gemm] {
+    blas::set_gemm_backend(*gemm);
     if (!network->empty()) {
       bench::NetworkStepConfig c{.network = *network, .layers = *network == "mlp" ? *layers : *encoder,
                                  .reps = opt->reps, .threads = opt->threads};

@@ -80,6 +80,7 @@ RunConfig run_config(const Args& a, const std::string& task, const nlohmann::jso
   c.eval_every = 0;
   c.eval_batch = 1;
   c.checkpoint_every = a.checkpoint_every;
+  c.threads = 1;  // Ollivier's small graphs: one thread, as the recorded grid ran
   return c;
 }
 
@@ -170,7 +171,8 @@ int run_one(Args a) {
              last["best_regret"].get<double>(), last["best_error"].get<double>(), last["rejected_w"].get<int64_t>(),
              last["rejected_tau"].get<int64_t>(), last["passes"].get<int64_t>(), last["cpu_seconds"].get<double>());
   if (a.sample > 0) {
-    RunSetup run = make_run(run_config_from_json(read_json_file(a.out + "/config.json"), a.out + "/config.json"));
+    RunSetup run = make_run(
+        as_recorded_before_options(run_config_from_json(read_json_file(a.out + "/config.json"), a.out + "/config.json")));
     models::Model& m = run.sequence_objective("ollivier --sample").model();
     const Checkpoint c = load_checkpoint(a.out + "/checkpoint.npz", m.params());
     for (const auto& [name, v] : c.optimizer_vectors)

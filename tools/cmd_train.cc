@@ -34,6 +34,7 @@ struct TrainArgs {
   int64_t steps = -1;
   double max_seconds = -1;
   double cpu_budget = -1;
+  int threads = -1;
   bool resume = false, quiet = false;
 };
 
@@ -73,6 +74,7 @@ RunConfig resolve_train_config(const TrainArgs& a) {
   if (a.steps >= 0) j["steps"] = a.steps;
   if (a.max_seconds >= 0) j["max_seconds"] = a.max_seconds;
   if (a.cpu_budget >= 0) j["cpu_budget"] = a.cpu_budget;
+  if (a.threads >= 0) j["threads"] = a.threads;
   for (const std::string& s : a.sets) apply_set(j, s);
   return run_config_from_json(j, a.config.empty() ? "options" : a.config);
 }
@@ -191,6 +193,10 @@ Run add_train(CLI::App& app) {
   app.add_option("--cpu-budget", a->cpu_budget,
                  "stop with a checkpoint once the run's training CPU seconds, over all --resume calls, reach this")
       ->check(CLI::Range(0.0, 1e12));
+  app.add_option("--threads", a->threads,
+                 "threads that split each batch (default: the cores this process may use, shared among MPI ranks; "
+                 "results repeat bit for bit at a given count)")
+      ->check(CLI::Range(1, 1024));
   app.add_option("--set", a->sets, "key=value override of the run config; dotted keys: model_options.hidden=64");
   app.add_option("--out", a->out, "run directory (config.json, metrics.jsonl, checkpoint.npz)")->required();
   app.add_flag("--resume", a->resume, "continue the run in --out from its checkpoint");

@@ -15,7 +15,8 @@ namespace tg::cli {
 
 LoadedRun load_run(const std::string& dir, const std::string& who, WhichParams which) {
   const std::string cfg_path = dir + "/config.json", ckpt_path = dir + "/checkpoint.npz";
-  const RunConfig trained = run_config_from_json(read_checkpoint_config(ckpt_path), ckpt_path + ": config");
+  const RunConfig trained =
+      as_recorded_before_options(run_config_from_json(read_checkpoint_config(ckpt_path), ckpt_path + ": config"));
   RunSetup run;
   struct stat st {};
   if (::lstat(cfg_path.c_str(), &st) != 0 && errno == ENOENT) {
@@ -23,7 +24,7 @@ LoadedRun load_run(const std::string& dir, const std::string& who, WhichParams w
                  ckpt_path.c_str());
     run = make_run(trained);
   } else {
-    const RunConfig copy = run_config_from_json(read_json_file(cfg_path), cfg_path);
+    const RunConfig copy = as_recorded_before_options(run_config_from_json(read_json_file(cfg_path), cfg_path));
     run = make_run(trained);
     // --resume may change how long a run trains and how often it saves (the checkpoint records it),
     // nothing else. A run of an older build lacks the options added since: compare both with the
@@ -41,6 +42,7 @@ LoadedRun load_run(const std::string& dir, const std::string& who, WhichParams w
     }
   }
   LoadedRun r{std::move(run), {}, ckpt_path, 0};
+  blas::set_gemm_backend(r.run.cfg.gemm);
   blas::set_threads(r.run.cfg.threads);
   const std::string best_path = dir + "/best.npz";
   if (which == WhichParams::best_if_any && ::lstat(best_path.c_str(), &st) == 0) {

@@ -36,6 +36,7 @@ nlohmann::json to_json(const RunConfig& c) {
           {"patience", c.patience},
           {"nan_rule", c.nan_rule},
           {"threads", c.threads},
+          {"gemm", c.gemm},
           {"dtype", c.dtype}};
 }
 
@@ -111,12 +112,15 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   take(j, "patience", c.patience, where);
   take(j, "nan_rule", c.nan_rule, where);
   take(j, "threads", c.threads, where);
+  take(j, "gemm", c.gemm, where);
   take(j, "dtype", c.dtype, where);
+  if (!c.gemm.empty() && c.gemm != "auto" && c.gemm != "openblas" && c.gemm != "onednn")
+    throw Error(fmt::format("{}: 'gemm' must be auto, openblas or onednn, got \"{}\"", where, c.gemm));
   auto positive = [&](int64_t v, const char* key) {
     if (v <= 0) throw Error(fmt::format("{}: '{}' must be positive, got {}", where, key, v));
   };
   positive(c.batch, "batch");
-  positive(c.threads, "threads");
+  if (c.threads < 0) throw Error(fmt::format("{}: 'threads' must be >= 0 (0: every core), got {}", where, c.threads));
   if (c.steps < 0) throw Error(fmt::format("{}: 'steps' must be >= 0, got {}", where, c.steps));
   if (c.curvature_batch < 0 || c.curvature_batch > c.batch)
     throw Error(fmt::format("{}: 'curvature_batch' must be in [0, batch={}], got {}", where, c.batch, c.curvature_batch));

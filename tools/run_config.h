@@ -37,7 +37,11 @@ struct RunConfig {
                                   // validation error than the best (kept in DIR/best.npz); 0: never
   bool nan_rule = false;          // first-order methods: a non-finite loss or gradient rolls θ and the optimizer
                                   // back to the last checkpoint and halves the learning rate (Krueger §5.4.2)
-  int threads = 1;                // OpenBLAS threads (results are bitwise repeatable at a fixed count)
+  int threads = 0;                // threads that split each batch (optim/threaded_objective.h); 0: the cores this
+                                  // process may use (shared among MPI ranks), resolved when the run is made.
+                                  // Results are bitwise repeatable at a fixed count.
+  std::string gemm;               // float32 gemm backend: auto, openblas, onednn (ops/blas.h); "": TAPEGRAD_GEMM
+                                  // or auto. Resolved to onednn or openblas when the run is made.
   std::string dtype = "float32";
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,6 +17,16 @@
 #include "core/remat.h"
 
 namespace tg::cli {
+
+int default_threads(const MachineLimits& m) {
+  // An MPI launcher that binds ranks has already given each its own cores (the affinity mask is the
+  // rank's); only an unbound rank, seeing every core, shares them with the other ranks here.
+  if (m.cores < ::sysconf(_SC_NPROCESSORS_ONLN)) return static_cast<int>(m.cores);
+  int64_t ranks = 1;
+  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})  // Open MPI's, MPICH's
+    if (const char* local = std::getenv(var)) ranks = std::max(1L, std::atol(local));
+  return static_cast<int>(std::max<int64_t>(1, m.cores / ranks));
+}
 
 MachineLimits machine_limits() {
   MachineLimits m;
@@ -121,9 +132,9 @@ void check_run_limits(const RunSetup& run, bool resume, const MachineLimits& m) 
   if (cfg.threads > m.cores) {
     const std::string what = fmt::format("threads={} but this process may use {} core{}", cfg.threads, m.cores,
                                          m.cores == 1 ? "" : "s");
-    // Thread counts above the cores only make OpenBLAS's threads wait on each other.
+    // Thread counts above the cores only make the threads wait on each other.
     if (!resume)
-      throw Error(fmt::format("train: {}; more BLAS threads than cores only slow a run down: set threads <= {}", what,
+      throw Error(fmt::format("train: {}; more threads than cores only slow a run down: set threads <= {}", what,
                               m.cores));
     std::fprintf(stderr, "train: warning: %s; the run keeps the thread count it was made with, so it will be slow\n",
                  what.c_str());

@@ -14,6 +14,9 @@ struct MachineLimits {
   int64_t available_bytes = 0;  // MemAvailable of /proc/meminfo (free pages when it is missing)
 };
 MachineLimits machine_limits();
+// The threads a run takes by default: the cores this process may use; when it may use every core, divided
+// among the MPI ranks that share this machine (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS); at least 1.
+int default_threads(const MachineLimits& m = machine_limits());
 
 // At most this many fresh validation sequences per evaluation (eval_batch of a generated task).
 constexpr int64_t kMaxFreshEvalSequences = 10'000'000;

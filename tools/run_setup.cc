@@ -9,9 +9,11 @@
 #include "models/reaching.h"
 #include "models/gating_pyramid_objective.h"
 #include "models/temporal_rbm_objective.h"
+#include "ops/blas.h"
 #include "optim/distributed.h"
 #include "riemannian/optimizer.h"
 #include "tools/optimizers.h"
+#include "tools/run_limits.h"
 
 namespace tg::cli {
 
@@ -232,6 +234,9 @@ void make_sequence_model(RunSetup& run, RunConfig& cfg, const tasks::Signature& 
 }  // namespace
 
 RunSetup make_run(RunConfig cfg) {
+  // recorded resolved, so that a resumed run keeps them: riemannian does not split its batch
+  if (cfg.threads == 0) cfg.threads = cfg.optimizer == "riemannian" ? 1 : default_threads();
+  cfg.gemm = blas::resolve_gemm_backend(cfg.gemm);
   RunSetup run;
   make_data(run, cfg);
   const tasks::Signature sig = run.train->signature();
@@ -250,7 +255,14 @@ RunSetup make_run(RunConfig cfg) {
   return run;
 }
 
+RunConfig as_recorded_before_options(RunConfig c) {
+  if (c.threads == 0) c.threads = 1;
+  if (c.gemm.empty()) c.gemm = "openblas";
+  return c;
+}
+
 RunConfig with_current_defaults(RunConfig c) {
+  c = as_recorded_before_options(std::move(c));
   if (c.model == "controller") {
     c.model_options = models::resolve_controller_options(c.model_options);
   } else if (models::is_temporal_rbm(c.model)) {

@@ -32,6 +32,9 @@ RunSetup make_run(RunConfig cfg);
 // the run's meaning unchanged, so they are filled in before comparing (else every new option would
 // make old runs impossible to resume).
 RunConfig with_current_defaults(RunConfig c);
+// A run saved before `threads` and `gemm` were recorded ran on one thread with OpenBLAS: unset (0 / "")
+// in a saved config means that, not today's defaults.
+RunConfig as_recorded_before_options(RunConfig c);
 
 // Mixed into evaluate()'s seed, so a validation set never shares its generator's state with the training
 // stream seeded by the run's seed; eval --seed S undoes it to score what `tasks --dump --seed S` writes.

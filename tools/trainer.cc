@@ -21,6 +21,7 @@
 #include "core/json.h"
 #include "ops/blas.h"
 #include "optim/distributed.h"
+#include "optim/threaded_objective.h"
 #include "tasks/text.h"
 #include "tools/config_diff.h"
 #include "tools/early_stopping.h"
@@ -182,6 +183,10 @@ class Trainer {
   RunSetup run_;
   RunConfig& cfg_;
   std::optional<optim::DistributedObjective> distributed_;
+  // threads > 1 in one process: the batch split between the threads, each with its own copy of the
+  // objective (replicas_: the run built again per extra thread)
+  std::vector<RunSetup> replicas_;
+  std::optional<optim::ThreadedObjective> threaded_;
   ParamVec theta_;
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::optional<tools::RunLock> lock_;  // rank 0 writes the directory, so rank 0 holds it
@@ -240,8 +245,22 @@ RunConfig with_absolute_data_paths(RunConfig c) {
   return c;
 }
 
+// A resumed run keeps its thread count and gemm backend unless they are asked for: the defaults (every
+// core, auto) would otherwise be resolved on this machine, which may not be the run's.
+RunConfig with_run_threads_and_gemm(RunConfig requested, const std::string& ckpt_path) {
+  if (!fs::exists(ckpt_path) || (requested.threads != 0 && !requested.gemm.empty() && requested.gemm != "auto"))
+    return requested;
+  const RunConfig saved = as_recorded_before_options(run_config_from_json(read_checkpoint_config(ckpt_path), ckpt_path));
+  if (requested.threads == 0) requested.threads = saved.threads;
+  if (requested.gemm.empty() || requested.gemm == "auto") requested.gemm = saved.gemm;
+  return requested;
+}
+
 RunConfig checked_request(RunConfig requested, const TrainOptions& opt) {
-  if (opt.resume) check_same_kind_of_run(requested, opt.out_dir + "/checkpoint.npz");
+  if (opt.resume) {
+    check_same_kind_of_run(requested, opt.out_dir + "/checkpoint.npz");
+    requested = with_run_threads_and_gemm(std::move(requested), opt.out_dir + "/checkpoint.npz");
+  }
   return with_absolute_data_paths(std::move(requested));
 }
 
@@ -260,16 +279,22 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
       valid_seed_(cfg_.seed + 1000003),
       early_(cfg_.patience) {
   check_run_limits(run_, opt.resume);  // sizes this machine cannot run: before any thread or the directory exists
+  blas::set_gemm_backend(cfg_.gemm);
   blas::set_threads(cfg_.threads);
   if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); lead_ && local) {
     const long ranks = std::atol(local), cores = ::sysconf(_SC_NPROCESSORS_ONLN);
     if (ranks * cfg_.threads > cores)
-      std::fprintf(stderr, "warning: %ld ranks x %d BLAS threads on %ld cores oversubscribe the machine%s\n", ranks,
+      std::fprintf(stderr, "warning: %ld ranks x %d threads on %ld cores oversubscribe the machine%s\n", ranks,
                    cfg_.threads, cores, cfg_.threads > 1 ? " (set threads=1)" : " (use fewer ranks)");
   }
   if (comm.parallel()) {
     if (cfg_.optimizer == "riemannian") throw Error("optimizer 'riemannian' runs in one process, not under MPI");
     distributed_.emplace(*run_.objective, comm);
+  } else if (cfg_.threads > 1 && cfg_.optimizer != "riemannian") {
+    std::vector<optim::Objective*> objectives{run_.objective.get()};
+    const int64_t shards = std::min<int64_t>(cfg_.threads, cfg_.batch);  // a thread per sequence at most
+    for (int64_t r = 1; r < shards; ++r) objectives.push_back(replicas_.emplace_back(make_run(cfg_)).objective.get());
+    threaded_.emplace(std::move(objectives));  // which makes the products single-threaded
   }
   theta_ = run_.objective->params().values().clone();
   optimizer_ = make_optimizer(cfg_, run_);
@@ -391,7 +416,9 @@ nlohmann::json Trainer::iterate(int64_t it) {
   const auto s0 = std::chrono::steady_clock::now();
   const double cpu0 = process_cpu_seconds();
   const double comm0 = comm_.seconds();
-  optim::Objective& objective = distributed_ ? static_cast<optim::Objective&>(*distributed_) : *run_.objective;
+  optim::Objective& objective = distributed_ ? static_cast<optim::Objective&>(*distributed_)
+                                : threaded_  ? static_cast<optim::Objective&>(*threaded_)
+                                             : *run_.objective;
   objective.at_iteration(it);
   nlohmann::json m = optimizer_->step(objective, theta_, *run_.train, rng_, it);
   m["iteration"] = it + 1;

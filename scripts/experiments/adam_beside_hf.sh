@@ -21,7 +21,7 @@ run_one() {  # config seed budget out [extra args]
   local args=(--config "$config" --seed "$seed" --cpu-budget "$budget" --out "$out" --quiet "$@")
   [ -f "$out/checkpoint.npz" ] && args+=(--resume)
   [ -n "${MAX_SECONDS:-}" ] && args+=(--max-seconds "$MAX_SECONDS")
-  $TG train "${args[@]}" >"$out.train.txt" 2>&1 || { echo "$out: train exited with $? (see $out.train.txt)"; return 0; }
+  $TG train "${args[@]}" --threads "${THREADS:-1}" >"$out.train.txt" 2>&1 || { echo "$out: train exited with $? (see $out.train.txt)"; return 0; }
   [ -s "$out/eval.txt" ] || $TG eval --run "$out" --seed 2026 -n 10000 >"$out/eval.txt"
   tail -n 1 "$out/metrics.jsonl" | /usr/bin/python3 -c "
 import json,sys

@@ -64,7 +64,7 @@ for method in $METHODS; do
   mkdir -p runs/autoencoders
   echo "$(date +%T) $out" >&2
   code=0
-  $TG train "${args[@]}" --out "$out" > "$out.summary" 2> "$out.log" || code=$?
+  $TG train "${args[@]}" --threads "${THREADS:-1}" --out "$out" > "$out.summary" 2> "$out.log" || code=$?
   [ $code -eq 0 ] || [ $code -eq 3 ] || { echo "run $out stopped with exit $code (see $out.log)" >&2; exit $code; }
   mv "$out.summary" "$out/summary.txt"
   touch "$out/done"

@@ -39,7 +39,7 @@ for name in $MODELS; do
   [ -f "$out/checkpoint.npz" ] && args+=(--resume)
   echo "$(date +%T) $out" >&2
   code=0
-  "$TG" train "${args[@]}" --out "$out" > "$out.summary" 2> "$out.log" || code=$?
+  "$TG" train "${args[@]}" --threads "${THREADS:-1}" --out "$out" > "$out.summary" 2> "$out.log" || code=$?
   [ $code -eq 0 ] || [ $code -eq 3 ] || { echo "run $out stopped with exit $code (see $out.log)" >&2; exit $code; }
   # out of time for this invocation: the next one resumes
   grep -q "time budget of" "$out.log" "$out.summary" && continue

@@ -25,7 +25,7 @@ for name in trbm_vv rbm; do
           --set eval_every=1000 --set eval_batch=100 --set checkpoint_every=500)
     [ -f "$out/checkpoint.npz" ] && args+=(--resume)
     echo "$(date +%T) $out" >&2
-    "$TG" train "${args[@]}" --out "$out" > "$out.summary" 2> "$out.log"
+    "$TG" train "${args[@]}" --threads "${THREADS:-1}" --out "$out" > "$out.summary" 2> "$out.log"
     mv "$out.summary" "$out/summary.txt"
     touch "$out/done"
   fi

@@ -13,6 +13,6 @@ for s in ${seeds[*]}; do
   args=(--config "$CONFIG" --seed "$s" --out "$out")
   [ -f "$out/checkpoint.npz" ] && args+=(--resume)
   [ -n "${MAX_SECONDS:-}" ] && args+=(--max-seconds "$MAX_SECONDS")
-  OPENBLAS_NUM_THREADS=1 $TG train "${args[@]}"
+  $TG train "${args[@]}" --threads "${THREADS:-1}"
   OPENBLAS_NUM_THREADS=1 $TG eval --run "$out" --seed 2026 -n 10000 | tee "$out/eval.txt"
 done

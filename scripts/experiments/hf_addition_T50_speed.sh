@@ -18,7 +18,7 @@ results=()
 for s in "${seeds[@]}"; do
   out=$root/s$s
   rm -rf "$out"
-  $TG train --config docs/results/configs/hf_addition_T50_fast.json --seed "$s" --out "$out" --quiet >/dev/null
+  $TG train --threads "${THREADS:-1}" --config docs/results/configs/hf_addition_T50_fast.json --seed "$s" --out "$out" --quiet >/dev/null
   $TG eval --run "$out" --seed 2026 -n 10000 >"$out/eval.txt"
   line=$(tail -n 1 "$out/metrics.jsonl" | /usr/bin/python3 -c "
 import json,sys

@@ -40,7 +40,7 @@ for T in $TS; do
         mkdir -p runs/hf_grid
         echo "$(date +%T) $out" >&2
         code=0
-        $TG train "${args[@]}" --out "$out" > "$out.summary" || code=$?
+        $TG train "${args[@]}" --threads "${THREADS:-1}" --out "$out" > "$out.summary" || code=$?
         [ $code -eq 0 ] || [ $code -eq 3 ] || { echo "run $out stopped with exit $code" >&2; exit $code; }
         mv "$out.summary" "$out/summary.txt"
         touch "$out/done"

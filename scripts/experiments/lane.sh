@@ -2,11 +2,13 @@
 # ARGS`, resuming from OUT's checkpoint when there is one, and marks it OUT/done when the run ends by its
 # own budget (exit 0) or diverges (exit 3, kept as a result); a run cut short (killed, a session's end)
 # resumes at the next invocation. Progress goes to OUT.log, the summary line to OUT/summary.txt.
+# Runs take THREADS threads (default 1: the scripts run lanes side by side, and their runs keep the
+# thread count of the results already recorded).
 train_lane() {
   local out=$1
   shift
   [ -f "$out/done" ] && return 0
-  local args=("$@")
+  local args=("$@" --threads "${THREADS:-1}")
   [ -f "$out/checkpoint.npz" ] && args+=(--resume)
   mkdir -p "$(dirname "$out")"
   echo "$(date +%T) $out" >&2

@@ -14,6 +14,6 @@ seeds=("${@:-1 2 3 4 5}")
 for s in ${seeds[*]}; do
   out=runs/nag_addition_T80${suffix}_s$s
   if [ -f "$out/checkpoint.npz" ]; then resume=--resume; else resume=; fi
-  OPENBLAS_NUM_THREADS=1 $TG train --config "docs/results/configs/nag_addition_T80${suffix}.json" --seed "$s" --out "$out" $resume
+  $TG train --threads "${THREADS:-1}" --config "docs/results/configs/nag_addition_T80${suffix}.json" --seed "$s" --out "$out" $resume
   OPENBLAS_NUM_THREADS=1 $TG eval --run "$out" --seed 2026 -n 10000 | tee "$out/eval.txt"
 done

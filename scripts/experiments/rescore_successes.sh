@@ -19,7 +19,7 @@ for spec in "${specs[@]}"; do
   if [ ! -f "$out/eval.txt" ]; then
     args=(--config "docs/results/configs/$config.json" --seed "$seed" --out "$out" --quiet)
     [ -f "$out/checkpoint.npz" ] && args+=(--resume)
-    $TG train "${args[@]}" > "$out.summary.tmp" || true
+    $TG train "${args[@]}" --threads "${THREADS:-1}" > "$out.summary.tmp" || true
     mkdir -p "$out" && mv "$out.summary.tmp" "$out/summary.txt"
     $TG eval --run "$out" --seed 2026 -n 10000 > "$out/eval.tmp" && mv "$out/eval.tmp" "$out/eval.txt"
   fi
