@@ -178,7 +178,7 @@ for m in $MODELS; do
           fi
           mv "$out/eval.txt.tmp" "$out/eval.txt"
         fi
-        echo "$out: $(grep -E "^(bpc|error rate) " "$out/eval.txt" | head -n 1)"
+        echo "$out: $(grep -E "^(bpc|error_rate) " "$out/eval.txt" | head -n 1)"
         continue
       fi
       args=(--model "$m")
