@@ -62,11 +62,13 @@
 # scrn 1.98; scrn_learned 1.96; esn 2.09; gated_feedback 1.68; stacked 2.13; glnn 1.92; gnn 1.86;
 # ollivier_rnn 2.13; irnn 2.30; irnn_zero_bias 2.07). The three that looked unstable were probed at
 # lower rates too, and 0.003 was still the best at 10 s: irnn 3.02 at 0.001, 3.04 at 0.0003;
-# irnn_zero_bias 3.05 at 0.001; lstm_sutskever 2.80 at 0.001. (The IRNNs' loss jumps to ~1e9 at the
-# second update at every rate tried: Adam's first step adds ~lr x a sign matrix to the identity
-# recurrence, which then grows over 100 relu steps; clipping brings them back within a few updates.
-# lstm_sutskever starts at loss ~10, its initial gated memory being large with forget bias 3, not from
-# the rate.) Addition at lr 0.001 (docs/results/adam_beside_hf.md's sweep for the tanh RNN): no model
+# irnn_zero_bias 3.05 at 0.001; lstm_sutskever 2.80 at 0.001. (The IRNNs' loss jumps after the first update,
+# to ~5e9 at lr 0.003, 12-22 at 0.001, 5.6 (a few steps later) at 0.0003: probably Adam's first step, ~lr
+# x a sign matrix added to the identity recurrence, grown over 100 relu steps; clipping brings them back
+# within a few updates.
+# lstm_sutskever's loss is ~10 before any update (grad norm ~1e5): its memory, kept by the forget bias
+# 3.0, grows large and the output layer reads it; loss 4.2 at init with forget_bias=0, 4.16 with
+# output_scale=0. The model's defaults are kept.) Addition at lr 0.001 (docs/results/adam_beside_hf.md's sweep for the tanh RNN): no model
 # diverged in 10 s; irnn and irnn_zero_bias were already near 1e-4, the others near Var(target)/2 =
 # 0.021 (chance), as expected so early.
 #
