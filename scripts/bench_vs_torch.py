@@ -20,7 +20,12 @@ num_layers=3, bidirectional=True, nn.Linear, log_softmax and F.ctc_loss(reductio
   GFLOP/s   tapegrad's matrix-product work per second, against plain cblas_sgemm of exactly the
             step's shapes and counts, measured in the same `tapegrad bench` process
 
-Both sides use the same number of BLAS threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and
+For `lstm` configs a third side runs when it is built (bench/onednn_lstm.cc, needs Debian's
+libdnnl-dev): oneDNN's own LSTM primitive with the same output layer (forward training + backward,
+one-hot inputs, weights reordered into its layouts every step), alternating with the other two; its
+GFLOP/s is tapegrad's step work over its time, so the three columns compare like for like.
+
+All sides use the same number of threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and
 torch.set_num_threads are all pinned: torch's own setting does not control OpenBLAS).
 PyTorch is optional (Debian's python3-torch); without it only the tapegrad side runs.
 
@@ -50,6 +55,8 @@ def parse_args():
     ap.add_argument("--tapegrad", default=None, help="path to the tapegrad binary (default: build/tools/tapegrad)")
     ap.add_argument("--json", default=None, help="also write all results to this file")
     ap.add_argument("--no-torch", action="store_true", help="run the tapegrad side only")
+    ap.add_argument("--onednn", default=None,
+                    help="oneDNN LSTM harness (default: build/bench/tapegrad_onednn_lstm when built); 'none' skips it")
     return ap.parse_args()
 
 
@@ -372,6 +379,12 @@ def tapegrad_ctc_timings(binary, H, B, T, reps, threads):
     return json.loads(out.stdout)
 
 
+def onednn_timing(harness, H, B, T, reps):
+    cmd = [harness, "--vocab", str(VOCAB), "--hidden", str(H), "--batch", str(B), "--steps", str(T), "--reps", str(reps)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)["onednn_lstm_ms"]
+
+
 def med(samples):
     return statistics.median(samples) if isinstance(samples, list) and samples else float("nan")
 
@@ -380,6 +393,9 @@ def main():
     a = parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     binary = a.tapegrad or os.path.join(root, "build", "tools", "tapegrad")
+    harness = a.onednn or os.path.join(root, "build", "bench", "tapegrad_onednn_lstm")
+    if a.onednn != "none" and not os.access(harness, os.X_OK):
+        harness = None
     if not os.access(binary, os.X_OK):
         sys.exit(f"bench_vs_torch: no tapegrad binary at {binary}; run `bash scripts/build.sh` first")
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -421,8 +437,10 @@ def main():
             run_torch = lambda: torch_timings(torch, variants[model], H, B, T, a.reps)
             loop_variant = "step/cell loop"
         tg_step, tg_gn, tg_gemm, tg_json = [], [], [], None
-        th = {}
+        th, dnnl = {}, []
         for _ in range(a.rounds):
+            if harness and a.onednn != "none" and row["model"] == "lstm":
+                dnnl.append(onednn_timing(harness, H, B, T, a.reps))
             tg_json = run_tapegrad()
             tg_step += tg_json["step_samples_ms"]
             tg_gn += tg_json["gnvp_samples_ms"]
@@ -440,6 +458,10 @@ def main():
         row["sgemm_gflops"] = row["step_gflop"] / (row["gemm_ms"] * 1e-3)
         row["fraction_of_sgemm"] = row["gemm_ms"] / row["tapegrad_step_ms"]
         row["tapegrad_gn_over_step"] = row["tapegrad_gn_ms"] / row["tapegrad_step_ms"]
+        if dnnl:
+            row["onednn_step_ms"] = med(dnnl)  # the median of the rounds' medians
+            row["onednn_gflops"] = row["step_gflop"] / (row["onednn_step_ms"] * 1e-3)
+            row["onednn_over_tapegrad"] = row["onednn_step_ms"] / row["tapegrad_step_ms"]
         steps = {k: med(s) for k, s in th.items() if k.startswith("step/") and isinstance(s, list)}
         if steps:
             best = min(steps, key=steps.get)
@@ -471,6 +493,9 @@ def print_row(r):
     s = (f"{r['config']}: tapegrad step {r['tapegrad_step_ms']:.1f} ms, "
          f"GN {r['tapegrad_gn_ms']:.1f} ms ({r['tapegrad_gn_over_step']:.2f}x step), "
          f"{r['tapegrad_gflops']:.1f} GFLOP/s vs sgemm {r['sgemm_gflops']:.1f} ({100 * r['fraction_of_sgemm']:.0f}%)")
+    if "onednn_step_ms" in r:
+        s += (f"\n    oneDNN LSTM primitive + output layer: {r['onednn_step_ms']:.1f} ms ({r['onednn_gflops']:.1f} GFLOP/s) "
+              f"-> oneDNN / tapegrad {r['onednn_over_tapegrad']:.2f}x (> 1: tapegrad faster)")
     if "torch_step_ms" in r:
         variants = ", ".join(f"{k.split('/', 1)[1]} {v:.1f}" for k, v in r["torch_variants_ms"].items())
         s += f"\n    PyTorch step: {variants} ms -> PyTorch / tapegrad {r['speedup']:.2f}x (> 1: tapegrad faster)"
@@ -495,9 +520,10 @@ def print_table(rows):
 
 
 def print_sequence_table(rows):
-    print("\n| config | tapegrad step ms | PyTorch step ms (best) | speedup | tapegrad GN/step | PyTorch GN/loop step "
-          "(fwd-AD, dbl-bwd) | tapegrad GFLOP/s | sgemm GFLOP/s | % of sgemm |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| config | tapegrad step ms | oneDNN LSTM step ms | oneDNN / tapegrad | PyTorch step ms (best) | speedup | "
+          "tapegrad GN/step | PyTorch GN/loop step (fwd-AD, dbl-bwd) | tapegrad GFLOP/s | oneDNN GFLOP/s | sgemm GFLOP/s | "
+          "% of sgemm |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "torch_step_ms" in r:
             torch_cols = f"{r['torch_step_ms']:.1f} ({r['torch_best_variant']}) | {r['speedup']:.2f}x"
@@ -508,8 +534,11 @@ def print_sequence_table(rows):
             torch_gn = ", ".join(gn)
         else:
             torch_cols, torch_gn = "n/a | n/a", "n/a"
-        print(f"| {r['config']} | {r['tapegrad_step_ms']:.1f} | {torch_cols} | {r['tapegrad_gn_over_step']:.2f} | {torch_gn} | "
-              f"{r['tapegrad_gflops']:.1f} | {r['sgemm_gflops']:.1f} | {100 * r['fraction_of_sgemm']:.0f}% |")
+        dnnl = (f"{r['onednn_step_ms']:.1f} | {r['onednn_over_tapegrad']:.2f}x" if "onednn_step_ms" in r else "n/a | n/a")
+        dnnl_gflops = f"{r['onednn_gflops']:.1f}" if "onednn_step_ms" in r else "n/a"
+        print(f"| {r['config']} | {r['tapegrad_step_ms']:.1f} | {dnnl} | {torch_cols} | {r['tapegrad_gn_over_step']:.2f} | "
+              f"{torch_gn} | {r['tapegrad_gflops']:.1f} | {dnnl_gflops} | {r['sgemm_gflops']:.1f} | "
+              f"{100 * r['fraction_of_sgemm']:.0f}% |")
 
 
 def print_network_table(rows):

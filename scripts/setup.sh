@@ -3,7 +3,7 @@
 set -euo pipefail
 PKGS=(cmake ninja-build g++ pkg-config
       xtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev liblapack-dev
-      libdnnl2                     # oneDNN's sgemm, loaded at run time for large float32 products (ops/blas.h)
+      libdnnl2 libdnnl-dev         # oneDNN: sgemm for large float32 products (ops/blas.h); its LSTM primitive (bench/onednn_lstm.cc)
       libgtest-dev libgmock-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev libpng-dev libbenchmark-dev libtcmalloc-minimal4 ccache
       openmpi-bin libopenmpi-dev python3-numpy gnuplot-nox bible-kjv dataset-fashion-mnist
       clang-14 libclang-rt-14-dev  # clang: the sanitizer and fuzz builds (scripts/sanitize.sh, scripts/fuzz.sh)
