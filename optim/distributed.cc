@@ -6,6 +6,19 @@
 
 namespace tg::optim {
 
+ParamVec param_vec_of(std::span<const double> values, const ParamVec& like) {
+  ParamVec out(like.layout(), like.dtype());
+  Tensor& o = out.flat();
+  if (o.dtype() == DType::f64) {
+    double* p = o.data<double>();
+    for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
+  } else {
+    float* p = o.data<float>();
+    for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<float>(values[i]);
+  }
+  return out;
+}
+
 namespace {
 
 // Σ_r scale_r x_r over ranks, in double, returned in `like`'s layout and dtype. x == nullptr: this
@@ -24,16 +37,7 @@ ParamVec combine(Communicator& comm, const ParamVec* x, double scale, const Para
     }
   }
   comm.sum(buf);
-  ParamVec out(like.layout(), like.dtype());
-  Tensor& o = out.flat();
-  if (o.dtype() == DType::f64) {
-    double* p = o.data<double>();
-    for (size_t i = 0; i < buf.size(); ++i) p[i] = buf[i];
-  } else {
-    float* p = o.data<float>();
-    for (size_t i = 0; i < buf.size(); ++i) p[i] = static_cast<float>(buf[i]);
-  }
-  return out;
+  return param_vec_of(buf, like);
 }
 
 double combine(Communicator& comm, double x) {

@@ -19,6 +19,10 @@
 
 namespace tg::optim {
 
+// `values` (a combination summed in double) in `like`'s layout and dtype: the last step of every
+// combination of shards or ranks (here and in optim/threaded_objective.cc).
+ParamVec param_vec_of(std::span<const double> values, const ParamVec& like);
+
 class DistributedObjective : public Objective {
  public:
   // Both must outlive this object.

@@ -28,16 +28,7 @@ ParamVec combine(const std::vector<std::optional<ParamVec>>& xs, const std::vect
       for (size_t i = 0; i < sum.size(); ++i) sum[i] += s * static_cast<double>(p[i]);
     }
   }
-  ParamVec out(like.layout(), like.dtype());
-  Tensor& o = out.flat();
-  if (o.dtype() == DType::f64) {
-    double* p = o.data<double>();
-    for (size_t i = 0; i < sum.size(); ++i) p[i] = sum[i];
-  } else {
-    float* p = o.data<float>();
-    for (size_t i = 0; i < sum.size(); ++i) p[i] = static_cast<float>(sum[i]);
-  }
-  return out;
+  return param_vec_of(sum, like);
 }
 
 // The shards' evaluations (none for a shard that is empty or carries no loss weight), each used only
