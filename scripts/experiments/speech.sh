@@ -8,6 +8,8 @@
 # and resumes from its checkpoint when an invocation is cut short. Runs: $ROOT/<setting>_s<seed>.
 #   SETTINGS   which settings (default all ten, in order)    SEEDS   default "1"
 #   HIDDEN     units per direction and layer (default 64)    BUDGET  CPU seconds per run (default 1200)
+#   PATIENCE   validations without a lower dev PER before early stopping (default 10 = 5 epochs;
+#              Krueger's 25 epochs = 50); a resume with another PATIENCE is refused
 # Scoring: EVAL=1 bash scripts/experiments/speech.sh (dev and test PER of each run's best dev validation, and
 # the PER on the 4,000 test utterances of data/speech_frames when that corpus is made).
 set -euo pipefail
@@ -19,6 +21,7 @@ ROOT=${ROOT:-runs/speech}
 BUDGET=${BUDGET:-1200}
 HIDDEN=${HIDDEN:-64}
 SEEDS=${SEEDS:-1}
+PATIENCE=${PATIENCE:-10}
 ALL="base b50 b500 wn do b50_do b500_do wn_do wn_b50 wn_b500"
 SETTINGS=${SETTINGS:-$ALL}
 [ -f data/speech/train.npz ] || { echo "speech.sh: no corpus in data/speech: run bash scripts/speech_corpus.sh" >&2; exit 2; }
@@ -26,7 +29,7 @@ SETTINGS=${SETTINGS:-$ALL}
 # the whole dev part (400 utterances); patience 10 validations = 5 epochs (Krueger: 25 epochs).
 common=(--model deep_blstm --task phonemes --data data/speech --set "model_options.layers=[$HIDDEN,$HIDDEN,$HIDDEN]"
         --optimizer adam --set optimizer_options.lr=0.001 --set optimizer_options.clip_norm=200 --set batch=16
-        --set eval_every=94 --set eval_batch=400 --set patience=10 --set nan_rule=true --set checkpoint_every=47
+        --set eval_every=94 --set eval_batch=400 --set patience=$PATIENCE --set nan_rule=true --set checkpoint_every=47
         --steps 100000000 --cpu-budget "$BUDGET")
 
 setting_args() {  # the regularizers of setting $1
