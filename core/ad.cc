@@ -162,10 +162,12 @@ Var sum_contributions(Graph& g, Contributions& c, int32_t fresh, ConcatCache& co
       pieces.push_back(ops::fill(g, s, 0.0, dt, site));
     };
     for (size_t j : group) {
-      const Node& n = g.node(parts[j].id());
-      if (n.attrs.begin > at) zeros(n.attrs.begin - at);
-      pieces.emplace_back(&g, n.in[0]);
-      at = n.attrs.begin + g.node(n.in[0]).shape[axis];
+      // copies, not a Node&: zeros() adds a node, which may move the graph's node storage
+      const int64_t begin = g.node(parts[j].id()).attrs.begin;
+      const int32_t piece = g.node(parts[j].id()).in[0];
+      if (begin > at) zeros(begin - at);
+      pieces.emplace_back(&g, piece);
+      at = begin + g.node(piece).shape[axis];
       used[j] = 1;
     }
     if (at < target[axis]) zeros(target[axis] - at);

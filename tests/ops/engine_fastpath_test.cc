@@ -74,6 +74,29 @@ TEST(RegroupedCotangents, GateCotangentsAreConcatenatedOnce) {
   EXPECT_EQ(wx_bar.in[0], wh_bar.in[1]) << "W_x's scatter and W_h's product read one concat of the gate cotangents";
 }
 
+// Slices of one node with gaps between them (steps whose logits no loss reads): their pads are
+// regrouped into one concat with zero blocks in the gaps. Making a zero block adds a node, which may
+// move the graph's node storage; the regrouping once read a node through a reference across it (a
+// use after free that ASan reports). Every count of nodes before the pattern is tried, so that some
+// build crosses a growth of the storage exactly there.
+TEST(RegroupedCotangents, PadsWithGapsGetZeroBlocksAndTheRightGradient) {
+  for (int extra = 0; extra < 80; ++extra) {
+    Graph g;
+    Var x = g.input(check::random_inputs({Shape{8, 3}}, -1, 1, 3)[0]);
+    for (int i = 0; i < extra; ++i) ops::fill(g, {1}, 0.0, DType::f64);
+    // rows [0, 2) and [5, 7) are read, [2, 5) and [7, 8) are not
+    Var loss = ops::add(ops::sum(ops::square(ops::slice(x, 0, 0, 2))), ops::sum(ops::scale(ops::slice(x, 0, 5, 7), 3.0)));
+    const Var grad = ad::grad(loss, std::vector<Var>{x})[0];
+    const Tensor& xv = x.value();
+    const Tensor& gv = grad.value();
+    for (int64_t r = 0; r < 8; ++r)
+      for (int64_t c = 0; c < 3; ++c) {
+        const double want = r < 2 ? 2 * xv.at(r * 3 + c) : (r == 5 || r == 6) ? 3.0 : 0.0;
+        ASSERT_EQ(gv.at(r * 3 + c), want) << "row " << r << " column " << c << " with " << extra << " nodes before";
+      }
+  }
+}
+
 TEST(RegroupedCotangents, GaussNewtonSegmentRunsOnlyLiveNodes) {
   Graph g;
   std::vector<Var> p;
