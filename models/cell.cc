@@ -23,13 +23,50 @@ StepInput step_input(Graph& g, const Sequence& xs, int64_t t, DType dt) {
 
 Var project(Graph& g, const StepInput& x, ParamId w, Site site) { return project(x, g[w], site); }
 
+std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, int64_t begin, int64_t end, DType dt) {
+  std::vector<StepInput> x;
+  x.reserve(static_cast<size_t>(end - begin));
+  if (!xs.symbols.empty()) {
+    for (int64_t t = begin; t < end; ++t) x.push_back(step_input(g, xs, t, dt));
+    return x;
+  }
+  std::vector<Var> dense;
+  dense.reserve(x.capacity());
+  for (int64_t t = begin; t < end; ++t) dense.push_back(step_input(g, xs, t, dt).dense);
+  return stacked_step_inputs(dense, begin);
+}
+
+std::vector<StepInput> stacked_step_inputs(std::span<const Var> dense, int64_t first) {
+  if (dense.empty()) return {};
+  auto s = std::make_shared<StackedRows>();
+  s->rows = dense.size() == 1 ? dense[0] : ops::concat(dense, 0);
+  s->batch = dense[0].shape()[0];
+  s->first = first;
+  std::vector<StepInput> x(dense.size());
+  for (size_t i = 0; i < dense.size(); ++i) {
+    const int64_t r = static_cast<int64_t>(i) * s->batch;
+    x[i].dense = dense.size() == 1 ? s->rows : ops::slice(s->rows, 0, r, r + s->batch);
+    x[i].stacked = s;
+    x[i].t = first + static_cast<int64_t>(i);
+  }
+  return x;
+}
+
 Var project(const StepInput& x, Var w, Site site) {
   if (x.symbols) {
     Var rows = ops::gather_rows(w, x.symbols, site);
     // dropping a one-hot input unit drops its whole row: the mask is one factor per sequence
     return x.symbol_keep.empty() ? rows : ops::mul(rows, x.symbol_keep, site);
   }
-  return ops::matmul(x.dense, w, false, false, site);
+  // Only a leaf (a parameter) is known to be the same weight at every step; a derived one could be
+  // rebuilt per step, and a product with all the rows per step would cost T times the work.
+  const bool leaf = w.graph()->node(w.id()).in.empty();
+  if (!x.stacked || !leaf) return ops::matmul(x.dense, w, false, false, site);
+  StackedRows& s = *x.stacked;
+  auto it = s.products.find(w.id());
+  if (it == s.products.end()) it = s.products.emplace(w.id(), ops::matmul(s.rows, w, false, false, site)).first;
+  const int64_t r = (x.t - s.first) * s.batch;
+  return ops::slice(it->second, 0, r, r + s.batch, site);
 }
 
 Var initial_part(Graph& g, Var learned, int64_t batch, int64_t n, DType dt) {

@@ -6,6 +6,9 @@
 // layer live in cell_model.h.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,18 +28,36 @@ struct InputShape {
   bool symbolic = false;
 };
 
-// The input at one step: exactly one of the two is set.
+// The dense inputs of consecutive steps stacked in one node, so that project() multiplies every step's
+// rows by an input weight in one GEMM of n·B rows instead of n GEMMs of B rows (small products run far
+// below a GEMM's peak). Each step reads its block of rows of the product (a view).
+struct StackedRows {
+  Var rows;                         // [n·B, size]: step `first` + i in rows [i·B, (i+1)·B)
+  int64_t batch = 0;                // B
+  int64_t first = 0;                // the step whose rows come first
+  std::map<int32_t, Var> products;  // rows · W by the node id of W, made on W's first use
+};
+
+// The input at one step: exactly one of symbols and dense is set.
 struct StepInput {
   ops::Index symbols;  // B symbol ids in [0, size)
   Var dense;           // [B, size]
   Var symbol_keep;     // optional [B, 1] input-dropout factor on the looked-up rows (0 or 1/(1-p))
+  std::shared_ptr<StackedRows> stacked;  // optional: dense is rows of step t of these
+  int64_t t = 0;
 };
 
 // The input of step t of a batch as graph nodes of dtype dt, with its input-dropout factors when the
 // batch carries them (Sequence::input_keep).
 StepInput step_input(Graph& g, const Sequence& xs, int64_t t, DType dt);
+// Steps [begin, end) of a batch, dense inputs stacked (StackedRows); symbols as step_input gives them.
+std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, int64_t begin, int64_t end, DType dt);
+// Per-step dense rows [B, size] (another layer's outputs, say) stacked as the inputs of steps first, ...
+std::vector<StepInput> stacked_step_inputs(std::span<const Var> dense, int64_t first = 0);
 
-// x W for an input weight W [size, n]: a row lookup (gather_rows) for symbols, a matmul for dense rows.
+// x W for an input weight W [size, n]: a row lookup (gather_rows) for symbols, a matmul for dense rows
+// (for stacked rows and a W that is a leaf, the same for every step: W's product with all the steps'
+// rows, made once, and this step's rows of it).
 Var project(Graph& g, const StepInput& x, ParamId w, Site site = Site::current());
 Var project(const StepInput& x, Var w, Site site = Site::current());
 

@@ -111,15 +111,20 @@ Outputs unroll_cell_steps(Graph& g, const Cell& cell, const OutputLayer& head, c
   auto keep = [&](const std::vector<Tensor>& k, int64_t t, Shape shape) {
     return g.input(k[static_cast<size_t>(t)].astype(dt).clone().reshaped(shape));
   };
+  const std::vector<StepInput> x = step_inputs(g, xs, begin, end, dt);
+  std::vector<Var> preact, hidden, reads;  // per step: what Outputs records, what the output layer reads
   for (int64_t t = begin; t < end; ++t) {
     ScopeGuard step_scope(g, scope + "/t", static_cast<long>(t));
-    Step next = cell.step(g, step_input(g, xs, t, dt), s);
+    Step next = cell.step(g, x[static_cast<size_t>(t - begin)], s);
     s = xs.mask.empty() ? next.state : carry_over(g, next.state, s, xs.mask[t]);
     Var h = cell.readout(s);
+    preact.push_back(next.preact);
+    hidden.push_back(h);
     // dropout on the output layer's input only: the state itself (the recurrent path) is untouched
-    Var z = head.logits(g, xs.readout_keep.empty() ? h : ops::mul(h, keep(xs.readout_keep, t, h.shape())));
-    out.record(g, next.preact, h, z);
+    reads.push_back(xs.readout_keep.empty() ? h : ops::mul(h, keep(xs.readout_keep, t, h.shape())));
   }
+  const std::vector<Var> z = head.logits_of_steps(g, reads, scope + "/t", begin);
+  for (size_t i = 0; i < z.size(); ++i) out.record(g, preact[i], hidden[i], z[i]);
   return out;
 }
 

@@ -64,7 +64,7 @@ class DeepBidirectional final : public Model {
   Outputs unroll(Graph& g, const Sequence& xs) const override {
     check_sequence(xs, io_, kind_);
     g.bind(params_);
-    std::vector<StepInput> x = step_inputs(g, xs, params_.dtype());
+    std::vector<StepInput> x = step_inputs(g, xs, 0, xs.T, params_.dtype());
     std::vector<std::vector<Var>> preacts(static_cast<size_t>(xs.T));
     std::vector<Var> top(static_cast<size_t>(xs.T));
     if (!xs.readout_keep.empty() && xs.readout_keep.size() != static_cast<size_t>(xs.T))
@@ -84,23 +84,27 @@ class DeepBidirectional final : public Model {
         if (!xs.readout_keep.empty())
           top[t] = ops::mul(top[t], g.input(mask_columns(xs.readout_keep[t], xs.B, mask_column, top[t].shape()[1])
                                                 .astype(params_.dtype())));
-        x[t] = StepInput{nullptr, top[t], Var()};
         preacts[t].push_back(f.preact[t]);
         preacts[t].push_back(b.preact[t]);
       }
+      x = stacked_step_inputs(top);  // layer l + 1's input projections: one GEMM per direction
       mask_column += fwd_[l]->readout_size() + bwd_[l]->readout_size();
       states.push_back(f.readout);
       states.push_back(b.readout);
     }
     Outputs out;
     out.layer_states = std::move(states);
+    std::vector<Var> preact, hidden;
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, kind_ + "/out/t", static_cast<long>(t));
       Var h = top[t];
-      if (t > 0 && !xs.mask.empty()) h = carry_over(g, {h}, {out.hidden.back()}, xs.mask[t])[0];
-      const Var u = preacts[t].size() == 1 ? preacts[t][0] : ops::concat(preacts[t], 1);
-      out.record(g, u, h, head_.logits(g, h));
+      if (t > 0 && !xs.mask.empty()) h = carry_over(g, {h}, {hidden.back()}, xs.mask[t])[0];
+      preact.push_back(preacts[t].size() == 1 ? preacts[t][0] : ops::concat(preacts[t], 1));
+      hidden.push_back(h);
     }
+    ScopeGuard scope(g, kind_ + "/out");
+    const std::vector<Var> z = head_.logits_of_steps(g, hidden, "t", 0);
+    for (size_t t = 0; t < z.size(); ++t) out.record(g, preact[t], hidden[t], z[t]);
     return out;
   }
 

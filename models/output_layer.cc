@@ -14,6 +14,24 @@ Var OutputLayer::logits(Graph& g, Var readout, Site site) const {
   return b_o_.index >= 0 ? ops::add(z, g[b_o_], site) : z;
 }
 
+std::vector<Var> OutputLayer::logits_of_steps(Graph& g, std::span<const Var> readouts, const std::string& step_scope,
+                                               int64_t first, Site site) const {
+  if (readouts.size() == 1) {
+    ScopeGuard scope(g, step_scope, static_cast<long>(first));
+    return {logits(g, readouts[0], site)};
+  }
+  const int64_t B = readouts.empty() ? 0 : readouts[0].shape()[0];
+  const Var all = logits(g, ops::concat(readouts, 0, site), site);
+  std::vector<Var> z;
+  z.reserve(readouts.size());
+  for (size_t i = 0; i < readouts.size(); ++i) {
+    ScopeGuard scope(g, step_scope, static_cast<long>(first + static_cast<int64_t>(i)));
+    const int64_t r = static_cast<int64_t>(i) * B;
+    z.push_back(ops::slice(all, 0, r, r + B, site));
+  }
+  return z;
+}
+
 Var predict(OutputKind kind, Var logits, Site site) {
   switch (kind) {
     case OutputKind::softmax: return ops::softmax(logits, -1, site);

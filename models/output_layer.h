@@ -3,6 +3,9 @@
 // matching loss of each kind is in loss.h.
 #pragma once
 #include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "core/graph.h"
 #include "models/model.h"
@@ -16,6 +19,11 @@ class OutputLayer {
   OutputLayer() = default;
   OutputLayer(ParamBuilder& p, int64_t in, int64_t out, bool bias);  // W_oh [in, out], b_o [out]
   Var logits(Graph& g, Var readout, Site site = Site::current()) const;
+  // The logits of steps first, first + 1, ... from their readouts [B, in] in one GEMM of n·B rows (one
+  // product instead of n small ones, which run far below a GEMM's peak); each step's logits, its block
+  // of rows (a view), is named in scope `step_scope`=t as a per-step product would be.
+  std::vector<Var> logits_of_steps(Graph& g, std::span<const Var> readouts, const std::string& step_scope,
+                                   int64_t first, Site site = Site::current()) const;
 
  private:
   ParamId w_oh_;

@@ -51,12 +51,6 @@ std::unique_ptr<Cell> make_named_cell(const std::string& type, ParamBuilder& p, 
   o.fail(fmt::format("cell '{}' is not one of {}", type, known));
 }
 
-std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, DType dt) {
-  std::vector<StepInput> x(static_cast<size_t>(xs.T));
-  for (int64_t t = 0; t < xs.T; ++t) x[t] = step_input(g, xs, t, dt);  // input dropout's masks included
-  return x;
-}
-
 DirectionPass run_direction(Graph& g, const Cell& cell, const std::vector<StepInput>& x, const Sequence& xs,
                             bool forward, const std::string& scope) {
   DirectionPass p{std::vector<Var>(static_cast<size_t>(xs.T)), std::vector<Var>(static_cast<size_t>(xs.T))};
@@ -114,7 +108,8 @@ Step StackedCell::step(Graph& g, const StepInput& x, const State& s) const {
     Step st = layers_[l]->step(g, in, part(s, l));
     next.insert(next.end(), st.state.begin(), st.state.end());
     pre.push_back(st.preact);
-    in = StepInput{nullptr, layers_[l]->readout(st.state), Var()};
+    in = StepInput();
+    in.dense = layers_[l]->readout(st.state);
   }
   return {next, pre.size() == 1 ? pre[0] : ops::concat(pre, 1)};
 }
@@ -167,20 +162,24 @@ class Bidirectional final : public Model {
   Outputs unroll(Graph& g, const Sequence& xs) const override {
     check_sequence(xs, io_, kind_);
     g.bind(params_);
-    const std::vector<StepInput> x = step_inputs(g, xs, params_.dtype());
+    const std::vector<StepInput> x = step_inputs(g, xs, 0, xs.T, params_.dtype());
     const DirectionPass f = run_direction(g, *fwd_, x, xs, true, kind_ + "/fwd/t");
     const DirectionPass k = run_direction(g, *bwd_, x, xs, false, kind_ + "/bwd/t");
-    Outputs out;
+    std::vector<Var> preact, hidden;
     for (int64_t t = 0; t < xs.T; ++t) {
       ScopeGuard scope(g, kind_ + "/out/t", static_cast<long>(t));
       Var rr[] = {f.readout[t], k.readout[t]}, uu[] = {f.preact[t], k.preact[t]};
-      Var h = ops::concat(rr, 1), u = ops::concat(uu, 1);
+      Var h = ops::concat(rr, 1);
       // On a padded step the readout [h_fwd, h_bwd] is carried over as a whole (as every causal
       // model's state is), so padding never changes an output.
-      if (t > 0 && !xs.mask.empty()) h = carry_over(g, {h}, {out.hidden.back()}, xs.mask[t])[0];
-      Var z = head_.logits(g, h);
-      out.record(g, u, h, z);
+      if (t > 0 && !xs.mask.empty()) h = carry_over(g, {h}, {hidden.back()}, xs.mask[t])[0];
+      preact.push_back(ops::concat(uu, 1));
+      hidden.push_back(h);
     }
+    ScopeGuard scope(g, kind_ + "/out");
+    const std::vector<Var> z = head_.logits_of_steps(g, hidden, "t", 0);
+    Outputs out;
+    for (size_t t = 0; t < z.size(); ++t) out.record(g, preact[t], hidden[t], z[t]);
     return out;
   }
 

@@ -27,10 +27,6 @@ const std::vector<std::string>& wrapper_cell_types();
 std::unique_ptr<Cell> make_named_cell(const std::string& type, ParamBuilder& p, InputShape in, int64_t hidden,
                                       bool learned_h0, const OptionReader& o);
 
-// The steps' inputs of xs as a cell reads them (symbols, or dense inputs in dtype dt), input dropout
-// (xs.input_keep) applied.
-std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, DType dt);
-
 // One cell over the steps of xs in one direction (scope "<scope>=<t>"), reading x[t]; on padded steps
 // it carries its state. Per step: its readout after the step and its pre-activation.
 struct DirectionPass {
