@@ -10,6 +10,7 @@
 #include "bench/network_step.h"
 #include "bench/zoo_step.h"
 #include "ops/blas.h"
+#include "ops/float_env.h"
 #include "tools/commands.h"
 
 namespace tg::cli {
@@ -25,6 +26,7 @@ Run add_bench(CLI::App& app) {
   auto in = std::make_shared<int64_t>(39);
   auto depth = std::make_shared<int64_t>(3);
   auto gemm = std::make_shared<std::string>();  // unset: TAPEGRAD_GEMM, or auto
+  auto denormals = std::make_shared<std::string>("flush");
   app.add_option("--vocab", opt->workload.vocab, "vocabulary size V")->check(CLI::Range(2, 100000));
   app.add_option("--hidden", opt->workload.hidden, "hidden units H")->check(CLI::Range(1, 8192));
   CLI::Option* batch =
@@ -36,6 +38,9 @@ Run add_bench(CLI::App& app) {
   app.add_option("--threads", opt->threads,
                  "threads: with --model, the batch split between them as train does; otherwise BLAS threads")
       ->check(CLI::Range(1, 256));
+  app.add_option("--denormals", *denormals, "subnormal floats: flush (to zero, as train does by default) or keep")
+      ->check(CLI::IsMember({"flush", "keep"}))
+      ->capture_default_str();
   app.add_option("--gemm", *gemm,
                  "float32 gemm backend: auto (oneDNN for large products when libdnnl.so.2 loads), openblas, onednn "
                  "(default: environment variable TAPEGRAD_GEMM, or auto)")
@@ -58,8 +63,9 @@ Run add_bench(CLI::App& app) {
                "--vocab classes with the blank last, --depth layers of --hidden units per direction");
   app.add_option("--in", *in, "--ctc: input features per frame")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--depth", *depth, "--ctc: layers")->check(CLI::Range(1, 100))->capture_default_str();
-  return [opt, json, model, network, encoder, layers, batch, ctc, in, depth, gemm] {
+  return [opt, json, model, network, encoder, layers, batch, ctc, in, depth, gemm, denormals] {
     blas::set_gemm_backend(*gemm);
+    fenv::set_flush_denormals(*denormals == "flush");
     if (!network->empty()) {
       bench::NetworkStepConfig c{.network = *network, .layers = *network == "mlp" ? *layers : *encoder,
                                  .reps = opt->reps, .threads = opt->threads};

@@ -37,6 +37,7 @@ nlohmann::json to_json(const RunConfig& c) {
           {"nan_rule", c.nan_rule},
           {"threads", c.threads},
           {"gemm", c.gemm},
+          {"denormals", c.denormals},
           {"dtype", c.dtype}};
 }
 
@@ -113,9 +114,12 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   take(j, "nan_rule", c.nan_rule, where);
   take(j, "threads", c.threads, where);
   take(j, "gemm", c.gemm, where);
+  take(j, "denormals", c.denormals, where);
   take(j, "dtype", c.dtype, where);
   if (!c.gemm.empty() && c.gemm != "auto" && c.gemm != "openblas" && c.gemm != "onednn")
     throw Error(fmt::format("{}: 'gemm' must be auto, openblas or onednn, got \"{}\"", where, c.gemm));
+  if (!c.denormals.empty() && c.denormals != "flush" && c.denormals != "keep")
+    throw Error(fmt::format("{}: 'denormals' must be flush or keep, got \"{}\"", where, c.denormals));
   auto positive = [&](int64_t v, const char* key) {
     if (v <= 0) throw Error(fmt::format("{}: '{}' must be positive, got {}", where, key, v));
   };

@@ -42,6 +42,8 @@ struct RunConfig {
                                   // Results are bitwise repeatable at a fixed count.
   std::string gemm;               // float32 gemm backend: auto, openblas, onednn (ops/blas.h); "": TAPEGRAD_GEMM
                                   // or auto. Resolved to onednn or openblas when the run is made.
+  std::string denormals;          // subnormal floats: flush (to zero) or keep (ops/float_env.h); "": flush.
+                                  // Resolved when the run is made; runs recorded before the option keep them.
   std::string dtype = "float32";
 };
 

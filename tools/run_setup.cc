@@ -10,6 +10,7 @@
 #include "models/gating_pyramid_objective.h"
 #include "models/temporal_rbm_objective.h"
 #include "ops/blas.h"
+#include "ops/float_env.h"
 #include "optim/distributed.h"
 #include "riemannian/optimizer.h"
 #include "tools/optimizers.h"
@@ -237,6 +238,7 @@ RunSetup make_run(RunConfig cfg) {
   // recorded resolved, so that a resumed run keeps them: riemannian does not split its batch
   if (cfg.threads == 0) cfg.threads = cfg.optimizer == "riemannian" ? 1 : default_threads();
   cfg.gemm = blas::resolve_gemm_backend(cfg.gemm);
+  cfg.denormals = fenv::resolve_denormals(cfg.denormals);
   RunSetup run;
   make_data(run, cfg);
   const tasks::Signature sig = run.train->signature();
@@ -258,6 +260,7 @@ RunSetup make_run(RunConfig cfg) {
 RunConfig as_recorded_before_options(RunConfig c) {
   if (c.threads == 0) c.threads = 1;
   if (c.gemm.empty()) c.gemm = "openblas";
+  if (c.denormals.empty()) c.denormals = "keep";  // as every run did before the option
   return c;
 }
 

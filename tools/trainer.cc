@@ -20,6 +20,7 @@
 #include "core/input_file.h"
 #include "core/json.h"
 #include "ops/blas.h"
+#include "ops/float_env.h"
 #include "optim/distributed.h"
 #include "optim/threaded_objective.h"
 #include "tasks/text.h"
@@ -245,14 +246,15 @@ RunConfig with_absolute_data_paths(RunConfig c) {
   return c;
 }
 
-// A resumed run keeps its thread count and gemm backend unless they are asked for: the defaults (every
-// core, auto) would otherwise be resolved on this machine, which may not be the run's.
+// A resumed run keeps its thread count, gemm backend and denormal mode unless they are asked for: the
+// defaults (every core, auto, flush) would otherwise be resolved on this machine, or by today's rules,
+// which may not be the run's.
 RunConfig with_run_threads_and_gemm(RunConfig requested, const std::string& ckpt_path) {
-  if (!fs::exists(ckpt_path) || (requested.threads != 0 && !requested.gemm.empty() && requested.gemm != "auto"))
-    return requested;
+  if (!fs::exists(ckpt_path)) return requested;
   const RunConfig saved = as_recorded_before_options(run_config_from_json(read_checkpoint_config(ckpt_path), ckpt_path));
   if (requested.threads == 0) requested.threads = saved.threads;
   if (requested.gemm.empty() || requested.gemm == "auto") requested.gemm = saved.gemm;
+  if (requested.denormals.empty()) requested.denormals = saved.denormals;
   return requested;
 }
 
@@ -281,6 +283,7 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
   check_run_limits(run_, opt.resume);  // sizes this machine cannot run: before any thread or the directory exists
   blas::set_gemm_backend(cfg_.gemm);
   blas::set_threads(cfg_.threads);
+  fenv::set_flush_denormals(cfg_.denormals == "flush");  // before the threads below, which inherit it
   if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); lead_ && local) {
     const long ranks = std::atol(local), cores = ::sysconf(_SC_NPROCESSORS_ONLN);
     if (ranks * cfg_.threads > cores)

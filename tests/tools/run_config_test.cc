@@ -71,5 +71,15 @@ TEST(RunConfig, ReadJsonFileNamesTheFileForEveryJsonError) {
   std::remove(path.c_str());
 }
 
+// Denormals (ops/float_env.h): flushed unless a run says keep; a run recorded before the option kept
+// them and must resume doing so, to stay exact.
+TEST(RunConfig, DenormalsAreFlushOrKeepAndOldRunsKeepThem) {
+  EXPECT_NE(error_of(R"({"denormals": "sometimes"})").find("'denormals' must be flush or keep"), std::string::npos)
+      << error_of(R"({"denormals": "sometimes"})");
+  EXPECT_EQ(run_config_from_json(nlohmann::json::parse(R"({"denormals": "keep"})"), "run.json").denormals, "keep");
+  // unset ("", as in a run recorded before the option): tools/run_setup.cc resolves it, tests/scripts/denormals.sh
+  EXPECT_EQ(run_config_from_json(nlohmann::json::parse(R"({"model": "rnn"})"), "run.json").denormals, "");
+}
+
 }  // namespace
 }  // namespace tg::cli
