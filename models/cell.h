@@ -28,14 +28,16 @@ struct InputShape {
   bool symbolic = false;
 };
 
-// The dense inputs of consecutive steps stacked in one node, so that project() multiplies every step's
-// rows by an input weight in one GEMM of n·B rows instead of n GEMMs of B rows (small products run far
-// below a GEMM's peak). Each step reads its block of rows of the product (a view).
+// The inputs of consecutive steps stacked, so that project() maps every step's input through an input
+// weight (and bias) at once: one GEMM of n·B rows instead of n GEMMs of B rows (small products run far
+// below a GEMM's peak), or one row lookup and one bias add for symbols, instead of n of each. Each step
+// reads its block of rows of the result (a view).
 struct StackedRows {
-  Var rows;                         // [n·B, size]: step `first` + i in rows [i·B, (i+1)·B)
-  int64_t batch = 0;                // B
-  int64_t first = 0;                // the step whose rows come first
-  std::map<int32_t, Var> products;  // rows · W by the node id of W, made on W's first use
+  Var rows;             // dense: [n·B, size], step `first` + i in rows [i·B, (i+1)·B)
+  ops::Index symbols;   // or symbols: the n·B ids in that order
+  int64_t batch = 0;    // B
+  int64_t first = 0;    // the step whose rows come first
+  std::map<std::pair<int32_t, int32_t>, Var> products;  // x W (+ b) by the node ids of W and b (-1: none)
 };
 
 // The input at one step: exactly one of symbols and dense is set.
@@ -56,10 +58,12 @@ std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, int64_t begin, 
 std::vector<StepInput> stacked_step_inputs(std::span<const Var> dense, int64_t first = 0);
 
 // x W for an input weight W [size, n]: a row lookup (gather_rows) for symbols, a matmul for dense rows
-// (for stacked rows and a W that is a leaf, the same for every step: W's product with all the steps'
-// rows, made once, and this step's rows of it).
+// (for stacked inputs and a W that is a leaf, the same for every step: W's product with all the steps'
+// inputs, made once, and this step's rows of it).
 Var project(Graph& g, const StepInput& x, ParamId w, Site site = Site::current());
 Var project(const StepInput& x, Var w, Site site = Site::current());
+// x W + b (b [n]; index -1: no bias), the bias added once for all stacked steps.
+Var project(Graph& g, const StepInput& x, ParamId w, ParamId b, Site site = Site::current());
 
 // A cell's state parts, each [B, n]; every cell documents its layout (LSTM: {h, c}).
 using State = std::vector<Var>;

@@ -15,8 +15,7 @@ GruCell::GruCell(ParamBuilder& p, InputShape in, const GruOptions& o) : hidden_(
 
 Step GruCell::step(Graph& g, const StepInput& x, const State& s) const {
   const Var& h = s[0];
-  Var ax = project(g, x, w_gx_);
-  if (b_g_.index >= 0) ax = ax + g[b_g_];
+  Var ax = project(g, x, w_gx_, b_g_);
   std::vector<Var> xs = ops::split(ax, 1, 3);                       // [z, r, candidate]
   std::vector<Var> hs = ops::split(ops::matmul(h, g[w_gh_]), 1, 2);  // [z, r]
   Var z = ops::logistic(xs[0] + hs[0]);

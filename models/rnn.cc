@@ -14,8 +14,7 @@ RnnCell::RnnCell(ParamBuilder& p, InputShape in, const RnnOptions& o) : hidden_(
 }
 
 Step RnnCell::step(Graph& g, const StepInput& x, const State& s) const {
-  Var u = project(g, x, w_hx_) + ops::matmul(s[0], g[w_hh_]);
-  if (b_h_.index >= 0) u = u + g[b_h_];
+  Var u = project(g, x, w_hx_, b_h_) + ops::matmul(s[0], g[w_hh_]);
   return {{activate(activation_, u)}, u};
 }
 
