@@ -36,6 +36,7 @@ std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, int64_t begin, 
     for (size_t i = 0; i < x.size(); ++i) {
       x[i].stacked = s;
       x[i].t = begin + static_cast<int64_t>(i);
+      s->step_symbols.push_back(x[i].symbols);
     }
     return x;
   }
@@ -55,6 +56,7 @@ std::vector<StepInput> stacked_step_inputs(std::span<const Var> dense, int64_t f
   for (size_t i = 0; i < dense.size(); ++i) {
     const int64_t r = static_cast<int64_t>(i) * s->batch;
     x[i].dense = dense.size() == 1 ? s->rows : ops::slice(s->rows, 0, r, r + s->batch);
+    s->step_dense.push_back(x[i].dense.id());
     x[i].stacked = s;
     x[i].t = first + static_cast<int64_t>(i);
   }
@@ -88,6 +90,10 @@ Var project_affine(const StepInput& x, Var w, Var b, Site site) {
   // per step, and a product with all the steps' inputs per step would cost T times the work.
   if (!x.stacked || !is_leaf(w) || !is_leaf(b)) return project_step(x, w, b, site);
   StackedRows& s = *x.stacked;
+  const size_t i = static_cast<size_t>(x.t - s.first);
+  const bool as_stacked = s.symbols ? i < s.step_symbols.size() && x.symbols == s.step_symbols[i]
+                                    : i < s.step_dense.size() && !x.dense.empty() && x.dense.id() == s.step_dense[i];
+  if (!as_stacked) return project_step(x, w, b, site);
   const int64_t results = (s.symbols ? static_cast<int64_t>(s.symbols->size()) : s.rows.shape()[0]) * w.shape()[1];
   const bool small = results <= kStackedElementwiseLimit;
   if (s.symbols && !small) return project_step(x, w, b, site);
@@ -110,6 +116,7 @@ Var project(const StepInput& x, Var w, Site site) { return project_affine(x, w, 
 Var project(Graph& g, const StepInput& x, ParamId w, ParamId b, Site site) {
   return project_affine(x, g[w], b.index >= 0 ? g[b] : Var(), site);
 }
+Var project(const StepInput& x, Var w, Var b, Site site) { return project_affine(x, w, b, site); }
 
 Var initial_part(Graph& g, Var learned, int64_t batch, int64_t n, DType dt) {
   if (learned.empty()) return ops::fill(g, {batch, n}, 0.0, dt);

@@ -37,6 +37,10 @@ struct StackedRows {
   ops::Index symbols;   // or symbols: the n·B ids in that order
   int64_t batch = 0;    // B
   int64_t first = 0;    // the step whose rows come first
+  // what each step's StepInput holds: a StepInput whose dense or symbols were replaced since is
+  // projected on its own
+  std::vector<int32_t> step_dense;
+  std::vector<ops::Index> step_symbols;
   std::map<std::pair<int32_t, int32_t>, Var> products;  // x W (+ b) by the node ids of W and b (-1: none)
 };
 
@@ -62,8 +66,9 @@ std::vector<StepInput> stacked_step_inputs(std::span<const Var> dense, int64_t f
 // inputs, made once, and this step's rows of it).
 Var project(Graph& g, const StepInput& x, ParamId w, Site site = Site::current());
 Var project(const StepInput& x, Var w, Site site = Site::current());
-// x W + b (b [n]; index -1: no bias), the bias added once for all stacked steps.
+// x W + b (b [n]; index -1 or an empty Var: no bias), the bias added once for all stacked steps while small.
 Var project(Graph& g, const StepInput& x, ParamId w, ParamId b, Site site = Site::current());
+Var project(const StepInput& x, Var w, Var b, Site site = Site::current());
 
 // A cell's state parts, each [B, n]; every cell documents its layout (LSTM: {h, c}).
 using State = std::vector<Var>;

@@ -87,7 +87,7 @@ class DeepBidirectional final : public Model {
         preacts[t].push_back(f.preact[t]);
         preacts[t].push_back(b.preact[t]);
       }
-      x = stacked_step_inputs(top);  // layer l + 1's input projections: one GEMM per direction
+      if (l + 1 < fwd_.size()) x = stacked_step_inputs(top);  // layer l + 1's input projections: one GEMM per direction
       mask_column += fwd_[l]->readout_size() + bwd_[l]->readout_size();
       states.push_back(f.readout);
       states.push_back(b.readout);

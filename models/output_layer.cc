@@ -16,11 +16,12 @@ Var OutputLayer::logits(Graph& g, Var readout, Site site) const {
 
 std::vector<Var> OutputLayer::logits_of_steps(Graph& g, std::span<const Var> readouts, const std::string& step_scope,
                                                int64_t first, Site site) const {
+  if (readouts.empty()) return {};
   if (readouts.size() == 1) {
     ScopeGuard scope(g, step_scope, static_cast<long>(first));
     return {logits(g, readouts[0], site)};
   }
-  const int64_t B = readouts.empty() ? 0 : readouts[0].shape()[0];
+  const int64_t B = readouts[0].shape()[0];
   const Var all = logits(g, ops::concat(readouts, 0, site), site);
   std::vector<Var> z;
   z.reserve(readouts.size());

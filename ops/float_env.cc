@@ -27,8 +27,12 @@ bool flush_supported() { return false; }
 #endif
 
 std::string resolve_denormals(const std::string& choice) {
-  if (choice.empty() || choice == "flush") return "flush";
+  if (choice.empty()) return flush_supported() ? "flush" : "keep";  // what will happen, not what was hoped
   if (choice == "keep") return "keep";
+  if (choice == "flush") {
+    if (!flush_supported()) throw Error("denormals=flush: this CPU has no flush-to-zero mode (use keep)");
+    return "flush";
+  }
   throw Error(fmt::format("denormals must be flush or keep, got \"{}\"", choice));
 }
 

@@ -11,13 +11,16 @@ namespace tg::fenv {
 
 // Sets the calling thread's mode: flush = FTZ (results that would be subnormal become 0) and DAZ
 // (subnormal inputs read as 0). Threads created afterwards inherit it (POSIX: a new thread starts
-// with its creator's floating-point environment), so set it before a run starts its threads.
+// with its creator's floating-point environment): the threads that split a batch (core/fork_join.h)
+// and OpenMP's (oneDNN's products) start after a run is made. OpenBLAS's own worker threads start when
+// the library loads and keep IEEE arithmetic: products OpenBLAS splits between its threads (eval and
+// sample with more than one BLAS thread; training runs one BLAS thread per batch shard) may not flush.
 // No effect (and flush_supported() false) on CPUs without these modes.
 void set_flush_denormals(bool flush);
 bool flushing_denormals();  // the calling thread's mode
 bool flush_supported();
 
-// "" (the default: flush) / flush / keep, as a run records it: "flush" or "keep".
+// "" (the default: flush where the CPU can) / flush / keep, as a run records it: "flush" or "keep".
 std::string resolve_denormals(const std::string& choice);
 
 }  // namespace tg::fenv

@@ -45,7 +45,6 @@ LoadedRun load_run(const std::string& dir, const std::string& who, WhichParams w
   LoadedRun r{std::move(run), {}, ckpt_path, 0};
   blas::set_gemm_backend(r.run.cfg.gemm);
   blas::set_threads(r.run.cfg.threads);
-  fenv::set_flush_denormals(r.run.cfg.denormals == "flush");
   const std::string best_path = dir + "/best.npz";
   if (which == WhichParams::best_if_any && ::lstat(best_path.c_str(), &st) == 0) {
     r.params_file = best_path;

@@ -239,6 +239,9 @@ RunSetup make_run(RunConfig cfg) {
   if (cfg.threads == 0) cfg.threads = cfg.optimizer == "riemannian" ? 1 : default_threads();
   cfg.gemm = blas::resolve_gemm_backend(cfg.gemm);
   cfg.denormals = fenv::resolve_denormals(cfg.denormals);
+  // The run's arithmetic from its making on (initialisation included), on this thread and the threads
+  // it starts later (which inherit it); a process that makes several runs gets each one's mode.
+  fenv::set_flush_denormals(cfg.denormals == "flush");
   RunSetup run;
   make_data(run, cfg);
   const tasks::Signature sig = run.train->signature();

@@ -283,7 +283,6 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
   check_run_limits(run_, opt.resume);  // sizes this machine cannot run: before any thread or the directory exists
   blas::set_gemm_backend(cfg_.gemm);
   blas::set_threads(cfg_.threads);
-  fenv::set_flush_denormals(cfg_.denormals == "flush");  // before the threads below, which inherit it
   if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); lead_ && local) {
     const long ranks = std::atol(local), cores = ::sysconf(_SC_NPROCESSORS_ONLN);
     if (ranks * cfg_.threads > cores)
@@ -585,7 +584,8 @@ void Trainer::print_summary(int64_t iterations) {
     have_eval_ = true;
   }
   nlohmann::json summary = {
-      {"run", dir_}, {"iterations", iterations}, {"seconds", trained_seconds_}, {"cpu_seconds", trained_cpu_}};
+      {"run", dir_}, {"iterations", iterations}, {"seconds", trained_seconds_}, {"cpu_seconds", trained_cpu_},
+      {"denormals_flushed", fenv::flushing_denormals()}};  // the mode in effect, not only the one recorded
   if (have_eval_) {
     summary["valid_loss"] = last_eval_.loss;
     summary["valid_error"] = last_eval_.error_rate;

@@ -17,12 +17,18 @@ run=(--model lstm --task addition --set task_options.T=20 --set model_options.hi
 train() { "$TG" train "${run[@]}" "$@" >/dev/null 2>"$work/err" || fail "train $*: $(cat "$work/err")"; }
 recorded() { $PY -c "import json, sys; print(json.load(open(sys.argv[1])).get('denormals', 'absent'))" "$1/config.json"; }
 
+# the mode in effect while the run trained (train's summary line), not only the one recorded
+in_effect() { grep -o '"denormals_flushed":[a-z]*' "$1" | cut -d: -f2; }
+
 # 1.
-train --steps 2 --out "$work/new"
+"$TG" train "${run[@]}" --steps 2 --out "$work/new" >"$work/new.summary" 2>"$work/err" || fail "train: $(cat "$work/err")"
 [ "$(recorded "$work/new")" = flush ] || fail "a new run recorded $(recorded "$work/new"), not flush"
-train --steps 10 --set denormals=keep --out "$work/keep"
+[ "$(in_effect "$work/new.summary")" = true ] || fail "a new run trained with denormals kept: $(cat "$work/new.summary")"
+"$TG" train "${run[@]}" --steps 10 --set denormals=keep --out "$work/keep" >"$work/keep.summary" 2>"$work/err" ||
+  fail "train keep: $(cat "$work/err")"
 [ "$(recorded "$work/keep")" = keep ] || fail "denormals=keep recorded as $(recorded "$work/keep")"
-echo "recorded: flush by default, keep when asked"
+[ "$(in_effect "$work/keep.summary")" = false ] || fail "denormals=keep trained flushing: $(cat "$work/keep.summary")"
+echo "recorded and in effect: flush by default, keep when asked"
 
 # 2. an old run: the key removed from config.json and from the checkpoint's copy
 train --steps 5 --set denormals=keep --out "$work/old"
@@ -36,7 +42,8 @@ cc = json.loads(bytes(z["config"]).decode()); del cc["denormals"]
 z["config"] = np.frombuffer(json.dumps(cc).encode(), dtype=np.uint8)
 np.savez(f"{d}/checkpoint.npz", **z)
 PY
-"$TG" train --out "$work/old" --resume --steps 10 --quiet >/dev/null 2>"$work/err" || fail "resume of the old run: $(cat "$work/err")"
+"$TG" train --out "$work/old" --resume --steps 10 --quiet >"$work/old.summary" 2>"$work/err" || fail "resume of the old run: $(cat "$work/err")"
+[ "$(in_effect "$work/old.summary")" = false ] || fail "the old run resumed flushing: $(cat "$work/old.summary")"
 $PY -c "import numpy as np, sys; assert np.array_equal(np.load(sys.argv[1])['theta'], np.load(sys.argv[2])['theta'])" \
   "$work/old/checkpoint.npz" "$work/keep/checkpoint.npz" || fail "the old run did not resume as denormals=keep"
 # (this tiny run may make no subnormal at all, so the bits alone cannot tell the modes apart: the run's

@@ -72,7 +72,7 @@ TEST(RunConfig, ReadJsonFileNamesTheFileForEveryJsonError) {
 }
 
 // Denormals (ops/float_env.h): flushed unless a run says keep; a run recorded before the option kept
-// them and must resume doing so, to stay exact.
+// them and resumes doing so (the arithmetic it was trained with).
 TEST(RunConfig, DenormalsAreFlushOrKeepAndOldRunsKeepThem) {
   EXPECT_NE(error_of(R"({"denormals": "sometimes"})").find("'denormals' must be flush or keep"), std::string::npos)
       << error_of(R"({"denormals": "sometimes"})");
