@@ -659,18 +659,24 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
     data += "\n\n";
   }
   return render_png(out_png, data, [&](const std::string& data_file, const std::string& drawn) {
+    const auto& ls = plan.panels[0].lines;
+    // Many runs: the key moves beside the plot (inside it hides curves), and past gnuplot's 8 colours each
+    // run keeps a look of its own: colour, then dash and marker, change with the run's number.
+    const bool many = ls.size() > 6;
     std::string s = "set encoding utf8\n";
-    s += fmt::format(kTerminal, 900, 600);
+    s += fmt::format(kTerminal, many ? 1150 : 900, 600);
     s += fmt::format("set output {}\n", gp_quote(drawn));
-    s += fmt::format("set grid\nset key top right opaque\nset title {}\nset xlabel {}\nset ylabel {}\n", gp_quote(plan.title),
-                     gp_quote(plan.xlabel), gp_quote(ylabel));
+    s += fmt::format("set grid\nset key {}\nset title {}\nset xlabel {}\nset ylabel {}\n",
+                     many ? "outside right top" : "top right opaque", gp_quote(plan.title), gp_quote(plan.xlabel),
+                     gp_quote(ylabel));
     if (log_y || log_scale(plan.panels[0])) s += "set logscale y\n";
     s += "plot ";
-    const auto& ls = plan.panels[0].lines;
+    constexpr int kMarkers[] = {7, 5, 9, 11};  // circle, square, triangle, diamond (filled)
     for (size_t r = 0; r < ls.size(); ++r) {
-      std::string style = ls[r].x.size() <= 50 ? "linespoints pt 7 ps 0.6" : "lines";
-      s += fmt::format("{}{} index {} using 1:2 with {} lw 1.5 title {}", r ? ", " : "", gp_quote(data_file), r, style,
-                       gp_quote(ls[r].label));
+      const size_t cycle = r / 8;
+      std::string style = ls[r].x.size() <= 50 ? fmt::format("linespoints pt {} ps 0.6", kMarkers[cycle % 4]) : "lines";
+      s += fmt::format("{}{} index {} using 1:2 with {} lw 1.5 lc {} dt {} title {}", r ? ", " : "", gp_quote(data_file), r,
+                       style, r % 8 + 1, cycle % 5 + 1, gp_quote(ls[r].label));
     }
     s += "\nset output\n";
     return s;
