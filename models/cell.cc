@@ -1,5 +1,7 @@
 #include "models/cell.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -40,27 +42,43 @@ std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, int64_t begin, 
     }
     return x;
   }
-  std::vector<Var> dense;
-  dense.reserve(x.capacity());
-  for (int64_t t = begin; t < end; ++t) dense.push_back(step_input(g, xs, t, dt).dense);
-  return stacked_step_inputs(dense, begin);
+  if (begin >= end) return x;
+  // Steps [begin, end) of per-step tensors [B, in] (inputs or input-dropout factors) as one leaf
+  // [n·B, in] in dtype dt: one copy of the batch's data, not a leaf per step and then a concat.
+  auto stacked_leaf = [&](const std::vector<Tensor>& per_step) {
+    const int64_t rows = xs.B, cols = xs.dense[static_cast<size_t>(begin)].size() / xs.B;
+    Tensor all = Tensor::empty({(end - begin) * rows, cols}, dt);
+    const size_t bytes = static_cast<size_t>(rows * cols) * dtype_size(dt);
+    for (int64_t t = begin; t < end; ++t)
+      std::memcpy(static_cast<char*>(all.raw()) + static_cast<size_t>(t - begin) * bytes,
+                  per_step[static_cast<size_t>(t)].astype(dt).raw(), bytes);
+    return g.input(std::move(all));
+  };
+  Var rows = stacked_leaf(xs.dense);
+  if (!xs.input_keep.empty()) rows = ops::mul(rows, stacked_leaf(xs.input_keep));
+  return stacked_rows_inputs(rows, xs.B, begin);
+}
+
+std::vector<StepInput> stacked_rows_inputs(Var rows, int64_t batch, int64_t first) {
+  auto s = std::make_shared<StackedRows>();
+  s->rows = rows;
+  s->batch = batch;
+  s->first = first;
+  const int64_t n = rows.shape()[0] / batch;
+  std::vector<StepInput> x(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    StepInput& in = x[static_cast<size_t>(i)];
+    in.dense = n == 1 ? rows : ops::slice(rows, 0, i * batch, (i + 1) * batch);
+    s->step_dense.push_back(in.dense.id());
+    in.stacked = s;
+    in.t = first + i;
+  }
+  return x;
 }
 
 std::vector<StepInput> stacked_step_inputs(std::span<const Var> dense, int64_t first) {
   if (dense.empty()) return {};
-  auto s = std::make_shared<StackedRows>();
-  s->rows = dense.size() == 1 ? dense[0] : ops::concat(dense, 0);
-  s->batch = dense[0].shape()[0];
-  s->first = first;
-  std::vector<StepInput> x(dense.size());
-  for (size_t i = 0; i < dense.size(); ++i) {
-    const int64_t r = static_cast<int64_t>(i) * s->batch;
-    x[i].dense = dense.size() == 1 ? s->rows : ops::slice(s->rows, 0, r, r + s->batch);
-    s->step_dense.push_back(x[i].dense.id());
-    x[i].stacked = s;
-    x[i].t = first + static_cast<int64_t>(i);
-  }
-  return x;
+  return stacked_rows_inputs(dense.size() == 1 ? dense[0] : ops::concat(dense, 0), dense[0].shape()[0], first);
 }
 
 namespace {

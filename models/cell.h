@@ -60,6 +60,8 @@ StepInput step_input(Graph& g, const Sequence& xs, int64_t t, DType dt);
 std::vector<StepInput> step_inputs(Graph& g, const Sequence& xs, int64_t begin, int64_t end, DType dt);
 // Per-step dense rows [B, size] (another layer's outputs, say) stacked as the inputs of steps first, ...
 std::vector<StepInput> stacked_step_inputs(std::span<const Var> dense, int64_t first = 0);
+// The same from rows already stacked [n·B, size], step first + i in rows [i·B, (i+1)·B).
+std::vector<StepInput> stacked_rows_inputs(Var rows, int64_t batch, int64_t first = 0);
 
 // x W for an input weight W [size, n]: a row lookup (gather_rows) for symbols, a matmul for dense rows
 // (for stacked inputs and a W that is a leaf, the same for every step: W's product with all the steps'
