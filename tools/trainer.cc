@@ -249,7 +249,7 @@ RunConfig with_absolute_data_paths(RunConfig c) {
 // A resumed run keeps its thread count, gemm backend and denormal mode unless they are asked for: the
 // defaults (every core, auto, flush) would otherwise be resolved on this machine, or by today's rules,
 // which may not be the run's.
-RunConfig with_run_threads_and_gemm(RunConfig requested, const std::string& ckpt_path) {
+RunConfig with_run_machine_settings(RunConfig requested, const std::string& ckpt_path) {
   if (!fs::exists(ckpt_path)) return requested;
   const RunConfig saved = as_recorded_before_options(run_config_from_json(read_checkpoint_config(ckpt_path), ckpt_path));
   if (requested.threads == 0) requested.threads = saved.threads;
@@ -261,7 +261,7 @@ RunConfig with_run_threads_and_gemm(RunConfig requested, const std::string& ckpt
 RunConfig checked_request(RunConfig requested, const TrainOptions& opt) {
   if (opt.resume) {
     check_same_kind_of_run(requested, opt.out_dir + "/checkpoint.npz");
-    requested = with_run_threads_and_gemm(std::move(requested), opt.out_dir + "/checkpoint.npz");
+    requested = with_run_machine_settings(std::move(requested), opt.out_dir + "/checkpoint.npz");
   }
   return with_absolute_data_paths(std::move(requested));
 }
