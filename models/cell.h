@@ -87,6 +87,9 @@ class Cell {
   virtual Step step(Graph& g, const StepInput& x, const State& s) const = 0;  // one time step
   virtual Var readout(const State& s) const = 0;  // [B, readout_size()]: what the output layer reads
   virtual int64_t readout_size() const = 0;
+  // [B, H]: the memory cell c of the LSTM family (what a stability penalty with on = cell reads);
+  // empty for cells without one
+  virtual Var memory(const State&) const { return {}; }
 };
 
 // A cell's initial state: zeros, or one learned vector per state part ("h0", "c0") broadcast over

@@ -108,6 +108,7 @@ Outputs unroll_cell_steps(Graph& g, const Cell& cell, const OutputLayer& head, c
   Outputs out;
   if (s.empty()) s = cell.initial(g, xs.B);
   out.initial = cell.readout(s);  // the state before step `begin` (h_0 for a whole unroll)
+  out.initial_memory = cell.memory(s);
   auto keep = [&](const std::vector<Tensor>& k, int64_t t, Shape shape) {
     return g.input(k[static_cast<size_t>(t)].astype(dt).clone().reshaped(shape));
   };
@@ -120,6 +121,7 @@ Outputs unroll_cell_steps(Graph& g, const Cell& cell, const OutputLayer& head, c
     Var h = cell.readout(s);
     preact.push_back(next.preact);
     hidden.push_back(h);
+    if (Var c = cell.memory(s); !c.empty()) out.memory.push_back(c);
     // dropout on the output layer's input only: the state itself (the recurrent path) is untouched
     reads.push_back(xs.readout_keep.empty() ? h : ops::mul(h, keep(xs.readout_keep, t, h.shape())));
   }

@@ -62,6 +62,7 @@ class LstmCell final : public Cell {
   Step step(Graph& g, const StepInput& x, const State& s) const override;
   Var readout(const State& s) const override { return s[0]; }
   int64_t readout_size() const override { return hidden_; }
+  Var memory(const State& s) const override { return s[1]; }
 
  private:
   int64_t hidden_;

@@ -30,6 +30,10 @@ struct Outputs {
   // Deep stacks: every recurrent layer's state, one sequence per layer and direction (per step [B, H_l],
   // padded steps as the cell leaves them), which the norm-stabilizer reads instead of `hidden`.
   std::vector<std::vector<Var>> layer_states;
+  // One-layer cell models with a memory cell (the LSTM family): c_t per step [B, H] and c before the
+  // first step (a stability penalty with on = cell reads these); empty otherwise.
+  std::vector<Var> memory;
+  Var initial_memory;
 
   // Appends one step: pre-activation u, state h, logits z; tags u "preact" and z "logits" (what
   // curvature blocks and adjoint reads look for).

@@ -52,6 +52,8 @@ void check_remat(const ObjectiveOptions& o) {
     throw Error(fmt::format("objective: remat_segments supports the norm-stabilizer (kind norm, skip_first true) only, "
                             "not stability_penalty kind '{}'{}", o.stability.kind,
                             o.stability.kind == "norm" ? " with skip_first false" : ""));
+  if (o.remat_segments != 0 && o.stability.kind != "none" && o.stability.on != "hidden")
+    throw Error("objective: remat_segments supports the norm-stabilizer on the hidden state only, not on = cell");
 }
 }  // namespace
 
@@ -242,11 +244,17 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
   }
   // one penalty per recurrent state sequence (deep stacks: every layer and direction), each sequence
   // of the batch over its own length
-  const std::vector<std::vector<Var>> stabilized = out.layer_states.empty() ? std::vector<std::vector<Var>>{out.hidden} : out.layer_states;
+  const bool on_cell = opt_.stability.on == "cell";
+  if (on_cell && opt_.stability.kind != "none" && (out.memory.empty() || !out.layer_states.empty()))
+    throw Error(fmt::format("objective: stability_penalty on = cell needs a one-layer model with a memory cell (the "
+                            "LSTM family, mlstm); model '{}' has none",
+                            model_->kind()));
+  const std::vector<std::vector<Var>> stabilized = on_cell                    ? std::vector<std::vector<Var>>{out.memory}
+                                                   : out.layer_states.empty() ? std::vector<std::vector<Var>>{out.hidden}
+                                                                              : out.layer_states;
+  const Var initial = on_cell ? out.initial_memory : out.layer_states.empty() ? out.initial : Var();
   for (const std::vector<Var>& states : stabilized)
-    if (Var r = stability_penalty(states, out.layer_states.empty() ? out.initial : Var(), opt_.stability, b.inputs.mask);
-        !r.empty())
-      loss = ops::add(loss, r);
+    if (Var r = stability_penalty(states, initial, opt_.stability, b.inputs.mask); !r.empty()) loss = ops::add(loss, r);
   built.loss = loss;
   built.curvature = ad::Block{read, loss};
 

@@ -20,11 +20,11 @@ const std::vector<std::string>& stability_penalty_kinds() {
 }
 
 nlohmann::json to_json(const StabilityPenalty& p) {
-  return {{"kind", p.kind}, {"beta", p.beta}, {"target", p.target}, {"skip_first", p.skip_first}};
+  return {{"kind", p.kind}, {"beta", p.beta}, {"target", p.target}, {"skip_first", p.skip_first}, {"on", p.on}};
 }
 
 StabilityPenalty stability_penalty_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) throw Error("stability_penalty: expected an object {kind, beta, target, skip_first}");
+  if (!j.is_object()) throw Error("stability_penalty: expected an object {kind, beta, target, skip_first, on}");
   StabilityPenalty p;
   nlohmann::json full = merge_options("stability_penalty", to_json(p), j);
   try {
@@ -32,6 +32,7 @@ StabilityPenalty stability_penalty_from_json(const nlohmann::json& j) {
     p.beta = full["beta"];
     p.target = full["target"];
     p.skip_first = full["skip_first"];
+    p.on = full["on"];
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("stability_penalty: bad option value: {}", e.what()));
   }
@@ -39,6 +40,8 @@ StabilityPenalty stability_penalty_from_json(const nlohmann::json& j) {
   if (std::find(kinds.begin(), kinds.end(), p.kind) == kinds.end())
     throw Error(fmt::format("stability_penalty: kind must be one of {}, not '{}'", fmt::join(kinds, ", "), p.kind));
   if (!(p.beta >= 0)) throw Error(fmt::format("stability_penalty: beta must be >= 0 (got {})", p.beta));
+  if (p.on != "hidden" && p.on != "cell")
+    throw Error(fmt::format("stability_penalty: on must be hidden or cell, not '{}'", p.on));
   return p;
 }
 

@@ -26,6 +26,9 @@ struct StabilityPenalty {
   // The thesis sums t = 1..T with h_0 (a zero initial state makes the first term ‖h_1‖²); third-party
   // code sums t = 2..T. true: the t = 1 term (and h_0 in initial_final) is left out.
   bool skip_first = true;
+  // Which states: hidden (what the output layer reads, each layer's state in deep stacks) or cell (the
+  // LSTM family's memory c_t, one-layer models: Krueger's Table 5.I, "penalize memory cell").
+  std::string on = "hidden";
 };
 
 nlohmann::json to_json(const StabilityPenalty& p);

@@ -182,6 +182,77 @@ TEST(Stability, BadOptionsAreClearErrors) {
   EXPECT_TRUE(contains(error_of([] { objective_options_from_json({{"norm_preserving", -1}}); }), "norm_preserving"));
 }
 
+// ---- the penalty on an LSTM's memory cell (Krueger's Table 5.I, second row) ------------------------
+
+TEST(Stability, OnCellReadsTheMemoryNotTheHiddenState) {
+  for (const std::string model : {"lstm", "mlstm"}) {
+    SCOPED_TRACE(model);
+    auto m = tiny(model, kLstm);
+    check::TinyBatch batch = check::tiny_batch(*m, 5, 3);
+    Graph g;
+    Outputs out = m->unroll(g, batch.xs);
+    ASSERT_EQ(out.memory.size(), out.hidden.size());
+    ASSERT_FALSE(out.initial_memory.empty());
+    if (model == "lstm") {
+      // h = o ⊙ tanh(c) with o in (0, 1): |h| <= |tanh c| < |c| wherever c != 0, and the same sign, which
+      // the hidden state itself (|h| > |tanh h|) cannot satisfy
+      int64_t nonzero = 0;
+      for (size_t t = 0; t < out.memory.size(); ++t) {
+        const Tensor &c = out.memory[t].value(), &h = out.hidden[t].value();
+        for (int64_t i = 0; i < c.size(); ++i) {
+          if (c.at(i) == 0) continue;
+          ++nonzero;
+          EXPECT_LE(std::abs(h.at(i)), std::abs(std::tanh(c.at(i))) + 1e-15);
+          EXPECT_GE(h.at(i) * c.at(i), 0);
+        }
+      }
+      EXPECT_GT(nonzero, 0);
+    }
+    // the objective adds exactly the penalty of the memory's states, which differs from the hidden one
+    const StabilityPenalty p{.kind = "norm", .beta = 1.3, .on = "cell"};
+    ObjectiveOptions cell_opt;
+    cell_opt.stability = p;
+    ObjectiveOptions hidden_opt;
+    hidden_opt.stability = StabilityPenalty{.kind = "norm", .beta = 1.3};
+    tasks::Batch b{batch.xs, batch.ys, {}, nullptr};
+    ParamVec theta = m->params().values().clone();
+    ModelObjective plain(tiny(model, kLstm)), on_cell(tiny(model, kLstm), cell_opt),
+        on_hidden(tiny(model, kLstm), hidden_opt);
+    const double want = stability_penalty(out.memory, out.initial_memory, p, b.inputs.mask).value().item();
+    EXPECT_NEAR(on_cell.value(theta, b) - plain.value(theta, b), want, 1e-13);
+    EXPECT_GT(want, 0);
+    EXPECT_GT(std::abs(on_hidden.value(theta, b) - on_cell.value(theta, b)), 1e-6);
+    // its gradient with respect to every parameter, at order 2
+    check::Fn f = [&](Graph& gg, std::span<const Var> th) {
+      gg.bind(m->params(), th);
+      Outputs o = m->unroll(gg, batch.xs);
+      return std::vector<Var>{stability_penalty(o.memory, o.initial_memory, p, batch.xs.mask)};
+    };
+    check::Report rep = check::check_fn(f, ad::unpack(m->params().values()));
+    EXPECT_TRUE(rep.ok) << rep.failure << " fd " << rep.fd1 << " dot " << rep.dot1 << " fd2 " << rep.fd2;
+  }
+}
+
+TEST(Stability, OnCellWithoutAMemoryIsAClearError) {
+  using check::contains;
+  using check::error_of;
+  ObjectiveOptions o;
+  o.stability = StabilityPenalty{.kind = "norm", .beta = 1, .on = "cell"};
+  auto m = tiny("rnn", kRnn);
+  check::TinyBatch tb = check::tiny_batch(*m, 4, 2);
+  tasks::Batch b{tb.xs, tb.ys, {}, nullptr};
+  ParamVec theta = m->params().values().clone();
+  ModelObjective obj(std::move(m), o);
+  EXPECT_TRUE(contains(error_of([&] { obj.value(theta, b); }), "model 'rnn' has none"));
+  EXPECT_TRUE(contains(error_of([] { objective_options_from_json({{"stability_penalty", {{"on", "memory"}}}}); }),
+                       "on must be hidden or cell, not 'memory'"));
+  EXPECT_TRUE(contains(error_of([] {
+                         objective_options_from_json(
+                             {{"remat_segments", 2}, {"stability_penalty", {{"kind", "norm"}, {"beta", 1}, {"on", "cell"}}}});
+                       }),
+                       "not on = cell"));
+}
+
 // ---- Pascanu's Ω ----------------------------------------------------------------------------
 
 // A tanh RNN on dense inputs, no input masks (the loss masks still leave step 0 and the last
