@@ -36,7 +36,8 @@ void resolve_norm_stabilizer(ObjectiveOptions& o) {
   const bool same = o.stability.kind == "norm" && o.stability.beta == o.norm_stabilizer && o.stability.skip_first;
   if (o.stability.kind != "none" && o.stability.beta != 0 && !same)
     throw Error("objective: set norm_stabilizer or stability_penalty, not both");
-  o.stability = StabilityPenalty{.kind = "norm", .beta = o.norm_stabilizer, .skip_first = true};
+  // which states it reads (`on`) may come with the shorthand
+  o.stability = StabilityPenalty{.kind = "norm", .beta = o.norm_stabilizer, .skip_first = true, .on = o.stability.on};
   o.norm_stabilizer = 0;  // resolved into stability_penalty (what to_json reports)
 }
 
@@ -246,8 +247,9 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
   // of the batch over its own length
   const bool on_cell = opt_.stability.on == "cell";
   if (on_cell && opt_.stability.kind != "none" && (out.memory.empty() || !out.layer_states.empty()))
-    throw Error(fmt::format("objective: stability_penalty on = cell needs a one-layer model with a memory cell (the "
-                            "LSTM family, mlstm); model '{}' has none",
+    throw Error(fmt::format("objective: stability_penalty on = cell needs a one-layer cell model with a memory c_t "
+                            "(lstm, lstm_krause, lstm1997, lstm_peephole, lstm_no_output_tanh, mlstm), and '{}' is "
+                            "not one of them",
                             model_->kind()));
   const std::vector<std::vector<Var>> stabilized = on_cell                    ? std::vector<std::vector<Var>>{out.memory}
                                                    : out.layer_states.empty() ? std::vector<std::vector<Var>>{out.hidden}

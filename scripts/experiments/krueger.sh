@@ -3,8 +3,8 @@
 # norm-stabilizer β (1/T) Σ_t (‖h_t‖ - ‖h_{t-1}‖)² and its alternatives on a character-level language model.
 #   Corpus    the default corpus (data/kjv.txt, the King James Bible; PTB is not packaged in Debian): task
 #             text, split 90/5/5 % in file order, length-50 sequences without overlap (Krueger), V = 64.
-#   Training  Krueger's: SGD with momentum 0.99 (optimizer momentum: v <- μ v - ε g, the same iterates as
-#             his v <- γ v + g, θ <- θ - α v), learning rate 0.002, gradient clipping 1 (norm clipping: the
+#   Training  Krueger's: SGD with momentum 0.99 (optimizer momentum: v <- μ v - ε g; at a constant rate the
+#             same iterates as his v <- γ v + g, θ <- θ - α v), learning rate 0.002, gradient clipping 1 (norm clipping: the
 #             thesis does not say norm or elementwise), the NaN rule (a non-finite loss or gradient rolls the
 #             run back to its last checkpoint and halves the learning rate: nan_rule). Batch 32 (not stated).
 #             Validation on 500 sequences about every 30 CPU s; early stopping (patience 20 validations,
@@ -22,8 +22,9 @@
 #        IRNNs; for tanh it is silent: our choice, so the rows differ in the activation only).
 #   5.3  Table 5.III, zero-bias IRNN, lr 0.002, clipping 1, β ∈ {50, 500}, the penalties state_diff
 #        (Δh_t)², norm (the norm-stabilizer), relative (Δ‖h_t‖/‖h_t‖)², l1_norm (Δ‖h_t‖₁)², target_norm
-#        (‖h_t‖ - 5)², initial_final (‖h_0‖ - ‖h_T‖)² (every penalty with skip_first, the default: the
-#        terms start at t = 2, and initial_final compares h_1, not the zero h_0, with h_T). Its norm β = 500 cell is Table 5.II's TRec β = 500,
+#        (‖h_t‖ - 5)², initial_final (‖h_0‖ - ‖h_T‖)² (with skip_first, the default: the difference
+#        terms start at t = 2, and initial_final compares h_1, not the zero h_0, with h_T; target_norm
+#        sums t = 1..T). Its norm β = 500 cell is Table 5.II's TRec β = 500,
 #        lr 0.002, clipping 1 run (the thesis: the same setup, the same 1.48), trained once.
 # Runs: $ROOT/t51_<hidden|cell>_b<β>_s<seed>, t52_<tanh|relu|trec>_b<β>_lr<lr>_gc<clip>_s<seed>,
 # t53_<penalty>_b<β>_s<seed>; each resumes from its checkpoint (scripts/experiments/lane.sh).
@@ -97,7 +98,7 @@ plan | while read -r name model budget lr gc kind beta on opts; do
     if [ "${EVAL:-0}" = 1 ]; then
       [ -f "$out/done" ] || continue
       if [ ! -f "$out/eval.txt" ]; then  # whole or not at all
-        "$TG" eval --run "$out" -n 1000000 > "$out/eval.txt.tmp"
+        "$TG" eval --run "$out" -n 1000000 < /dev/null > "$out/eval.txt.tmp"
         mv "$out/eval.txt.tmp" "$out/eval.txt"
       fi
       echo "$out: $(grep -E "^bpc " "$out/eval.txt" | head -n 1)"

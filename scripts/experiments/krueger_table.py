@@ -14,7 +14,8 @@ import sys
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(REPO, "runs", "krueger")
 SHOWN_ROOT = os.path.relpath(ROOT, REPO) if ROOT.startswith(REPO + os.sep) else ROOT
-BPC = re.compile(r"^bpc ([0-9.e+-]+|nan|inf)\s+95% interval \[([0-9.e+-]+), ([0-9.e+-]+)\]", re.M)
+NUM = r"([0-9.e+-]+|nan|inf)"
+BPC = re.compile(rf"^bpc {NUM}\s+95% interval \[{NUM}, {NUM}\]", re.M)
 
 # The thesis's figures (digest 004 §3.1), PTB bits per character
 T51 = {("hidden", 0): 1.47, ("hidden", 50): 1.41, ("hidden", 500): 1.39,
@@ -32,7 +33,7 @@ T53 = {50: [1.84, None, 1.60, 2.96, 1.49, 3.81], 500: [2.19, 1.48, 1.50, 3.18, 1
 def commands():
     """{run name: command} from krueger.sh's PRINT=1 list."""
     env = dict(os.environ, PRINT="1", ROOT=ROOT, SEEDS="1")
-    for key in ("TABLES", "EVERY", "BUDGET_LSTM", "BUDGET_SRNN"):  # the script's defaults, not a caller's
+    for key in ("TABLES", "EVERY", "BUDGET_LSTM", "BUDGET_SRNN", "EVAL"):  # the script's defaults, not a caller's
         env.pop(key, None)
     lines = subprocess.run(["bash", os.path.join(REPO, "scripts", "experiments", "krueger.sh")], env=env,
                            check=True, capture_output=True, text=True).stdout.splitlines()
@@ -45,13 +46,17 @@ def run_facts(name):
     if not os.path.isdir(out):
         return "not run", None
     iterations, cpu, best, rollbacks = 0, 0.0, None, 0
-    with open(os.path.join(out, "metrics.jsonl")) as f:
-        for line in f:
+    metrics = os.path.join(out, "metrics.jsonl")
+    for line in open(metrics) if os.path.exists(metrics) else []:
+        try:
             m = json.loads(line)
-            iterations, cpu = m.get("iteration", iterations), m.get("cpu_seconds", cpu)
-            if "valid_error" in m and (best is None or m["valid_error"] < best):
-                best = m["valid_error"]
-            rollbacks += "nan_rule" in m
+        except json.JSONDecodeError:  # a line torn by a kill
+            continue
+        iterations, cpu = m.get("iteration", iterations), m.get("cpu_seconds", cpu)
+        valid = m.get("valid_error")  # null when it was not finite
+        if isinstance(valid, (int, float)) and (best is None or valid < best):
+            best = valid
+        rollbacks += "nan_rule" in m
     if not os.path.exists(os.path.join(out, "done")):
         text = "unfinished"
     elif not os.path.exists(os.path.join(out, "eval.txt")):

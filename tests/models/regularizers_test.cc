@@ -174,6 +174,11 @@ TEST(Stability, BadOptionsAreClearErrors) {
       {{"norm_stabilizer", 50}, {"stability_penalty", {{"kind", "norm"}, {"beta", 50}, {"skip_first", true}}}});
   EXPECT_EQ(again.stability.beta, 50);
   EXPECT_EQ(again.stability.kind, "norm");
+  // the shorthand keeps which states the penalty reads
+  const ObjectiveOptions on_cell = objective_options_from_json({{"norm_stabilizer", 50}, {"stability_penalty", {{"on", "cell"}}}});
+  EXPECT_EQ(on_cell.stability.kind, "norm");
+  EXPECT_EQ(on_cell.stability.beta, 50);
+  EXPECT_EQ(on_cell.stability.on, "cell");
   EXPECT_TRUE(contains(error_of([] {
                          objective_options_from_json(
                              {{"norm_stabilizer", 50}, {"stability_penalty", {{"kind", "norm"}, {"beta", 50}, {"skip_first", false}}}});
@@ -193,9 +198,9 @@ TEST(Stability, OnCellReadsTheMemoryNotTheHiddenState) {
     Outputs out = m->unroll(g, batch.xs);
     ASSERT_EQ(out.memory.size(), out.hidden.size());
     ASSERT_FALSE(out.initial_memory.empty());
-    if (model == "lstm") {
-      // h = o ⊙ tanh(c) with o in (0, 1): |h| <= |tanh c| < |c| wherever c != 0, and the same sign, which
-      // the hidden state itself (|h| > |tanh h|) cannot satisfy
+    {
+      // lstm: h = o ⊙ tanh(c), mlstm: h = tanh(o ⊙ c), o in (0, 1): |h| <= |tanh c| < |c| wherever c != 0,
+      // and the same sign, which the hidden state itself (|h| > |tanh h|) cannot satisfy
       int64_t nonzero = 0;
       for (size_t t = 0; t < out.memory.size(); ++t) {
         const Tensor &c = out.memory[t].value(), &h = out.hidden[t].value();
@@ -243,7 +248,15 @@ TEST(Stability, OnCellWithoutAMemoryIsAClearError) {
   tasks::Batch b{tb.xs, tb.ys, {}, nullptr};
   ParamVec theta = m->params().values().clone();
   ModelObjective obj(std::move(m), o);
-  EXPECT_TRUE(contains(error_of([&] { obj.value(theta, b); }), "model 'rnn' has none"));
+  EXPECT_TRUE(contains(error_of([&] { obj.value(theta, b); }), "and 'rnn' is not one of them"));
+  // nor a model that wraps LSTM cells in layers
+  ObjectiveOptions o2 = o;
+  auto st = tiny("stacked", {{"vocab", 5}, {"cell", "lstm"}, {"layers", {3}}});
+  check::TinyBatch tb2 = check::tiny_batch(*st, 4, 2);
+  tasks::Batch b2{tb2.xs, tb2.ys, {}, nullptr};
+  ParamVec theta2 = st->params().values().clone();
+  ModelObjective obj2(std::move(st), o2);
+  EXPECT_TRUE(contains(error_of([&] { obj2.value(theta2, b2); }), "and 'stacked' is not one of them"));
   EXPECT_TRUE(contains(error_of([] { objective_options_from_json({{"stability_penalty", {{"on", "memory"}}}}); }),
                        "on must be hidden or cell, not 'memory'"));
   EXPECT_TRUE(contains(error_of([] {

@@ -67,7 +67,7 @@ if [ "$NOISE" = gated ]; then
         --set eval_every=5 --set eval_batch=20 --set checkpoint_every=1
         --threads 1)  # with 2 threads the shards' corruption masks differ (own seeds) and this HF run
                       # diverges (lambda past 1e25 at iteration 614): this test is about exact resume
-  # HF: λ floored at 1. With the default floor (1e-10) λ sank to it, and with a 10-sequence curvature batch
+  # HF: λ may not fall below 1 (min_lambda; it starts at 0.1). With the default floor (1e-10) λ sank to it, and with a 10-sequence curvature batch
   # a step then blew the loss up on other batches: seed 7 diverged (loss inf, HF gave up at iteration
   # 791) under OpenBLAS's Haswell kernels and not under its SkylakeX ones, seeds 1-6 in 6 of 12 runs;
   # with the floor at 1 none of those 14 runs diverged and their validation loss ended lower.
