@@ -7,7 +7,7 @@ import json, os, re, statistics, sys
 root = sys.argv[1] if len(sys.argv) > 1 else "runs/hf_grid"
 cells = {}
 for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
-    m = re.fullmatch(r"(\w+?)_T(\d+)_(structural|tikhonov)_s(\d+)", name)
+    m = re.fullmatch(r"(\w+?)_T(\d+)_(structural|tikhonov|adam)_s(\d+)", name)
     if not m or not os.path.exists(os.path.join(root, name, "done")):
         continue
     line = open(os.path.join(root, name, "summary.txt")).read().strip()
@@ -16,10 +16,10 @@ for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
     cells.setdefault(key, []).append((bool(s.get("success")), s["cpu_seconds"], s["iterations"]))
 problems = sorted({k[0] for k in cells})
 Ts = sorted({k[1] for k in cells})
-print("| problem | damping | " + " | ".join(f"T = {T}" for T in Ts) + " |")
+print("| problem | method | " + " | ".join(f"T = {T}" for T in Ts) + " |")
 print("|---|---|" + "---|" * len(Ts))
 for p in problems:
-    for d in ("structural", "tikhonov"):
+    for d in ("structural", "tikhonov", "adam"):
         row = []
         for T in Ts:
             runs = cells.get((p, T, d))
