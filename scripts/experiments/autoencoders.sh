@@ -8,7 +8,8 @@
 # The thesis runs 600,000 iterations of batch 200 (SGD: 3,000,000 of batch 20); here the first-order runs
 # take a fixed number of iterations that fits the budget on the machine of docs/results/autoencoders.md
 # (Fashion-MNIST's 50,000 take 1,400-1,550 CPU s with denormals flushed, more when other processes share
-# the caches; SGD and HF run until the budget), and
+# the caches; CURVES's 250,000 at the ~78 iterations per CPU s of a trained net's checkpoint,
+# docs/results/denormals.md, ~3,200 s; SGD and HF run until the budget), and
 # the mu ladder's breakpoints (our reconstruction, optim/schedule.cc: 3125 ... 200000 of 600000) and the
 # final phase (the last 10%: eps / 10, mu 0.99, or the cap) are scaled to that count.
 # One run per method under runs/autoencoders/<data>_<method>; resumable: rerunning skips finished runs
@@ -23,7 +24,7 @@ export OPENBLAS_NUM_THREADS=1
 DATA=${DATA:-curves}
 METHODS=${METHODS:-"nag m099 m09 sgd hf"}
 case $DATA in
-  curves) encoder=784-400-200-100-50-25-6; steps=180000; BUDGET=${BUDGET:-3600} ;;
+  curves) encoder=784-400-200-100-50-25-6; steps=250000; BUDGET=${BUDGET:-3600} ;;
   fashion_mnist) encoder=784-1000-500-250-30; steps=50000; BUDGET=${BUDGET:-1800} ;;
   *) echo "autoencoders.sh: DATA must be curves or fashion_mnist, not '$DATA'" >&2; exit 2 ;;
 esac
