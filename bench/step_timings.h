@@ -22,6 +22,10 @@ struct StepTimings {
   Timing gnvp;  // one Gauss-Newton product on a cached linearization
   Timing gemm;  // the step's matrix products, run alone through the gemm backend (same shapes, same counts)
   Timing gemm_openblas;  // the same through OpenBLAS alone, when the backend is another (else empty)
+  // The nodes one step evaluated, re-run in tape order on its recorded tape (same batch, same θ, one
+  // thread): the kernels without building the graph, what a replayed tape would cost (issue 25 item 5)
+  Timing replay;
+  int64_t tape_nodes = 0, replayed_nodes = 0;
   std::vector<GemmShape> shapes;
   double step_gflop = 0;  // matrix-product work of one step
   double achieved_gflops() const { return step_gflop / (step.median_ms * 1e-3); }
@@ -31,7 +35,8 @@ struct StepTimings {
 // Counts the step's matrix products on one gradient pass (r.shapes, r.step_gflop), then times side by
 // side over `reps` rounds: the forward pass (when `forward` is given), the step, a Gauss-Newton product
 // on a cached linearization and the step's gemms alone (r.step, r.gnvp, r.gemm; and through OpenBLAS,
-// r.gemm_openblas, when the backend is another). An objective that splits the batch between threads
+// r.gemm_openblas, when the backend is another), and the step's evaluated nodes re-run on its recorded tape
+// (r.replay). An objective that splits the batch between threads
 // has no single tape: `whole` (the same objective, unsplit) is the one whose products are counted, and
 // the gemms alone run them on one thread.
 void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& batch, int reps, StepTimings& r,
