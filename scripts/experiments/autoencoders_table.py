@@ -10,8 +10,10 @@ import json, os, re, subprocess, sys
 root = sys.argv[1] if len(sys.argv) > 1 else "runs/autoencoders"
 figures = sys.argv[2] if len(sys.argv) > 2 else "docs/results"
 TG = os.environ.get("TG", "./build/tools/tapegrad")
-METHODS = [("nag", "NAG"), ("m099", "M (0.99)"), ("m09", "M (0.9)"), ("sgd", "SGD"), ("hf", "HF")]
-THESIS = {"curves": {"nag": 0.078, "m099": 0.110, "m09": 0.220, "sgd": 0.250, "hf": 0.110},
+METHODS = [("nag", "NAG"), ("m099", "M (0.99)"), ("m09", "M (0.9)"), ("sgd", "SGD"), ("hf", "HF"),
+           ("nag17", "NAG, 17 hidden layers"), ("nag_tanh_si", "NAG, tanh + SI"), ("nag_tanh_vp", "NAG, tanh + VP")]
+THESIS = {"curves": {"nag": 0.078, "m099": 0.110, "m09": 0.220, "sgd": 0.250, "hf": 0.110,
+                     "nag17": 0.067, "nag_tanh_si": 0.086, "nag_tanh_vp": 0.098},
           "fashion_mnist": {"nag": 0.730, "m099": 0.770, "m09": 0.990, "sgd": 1.100, "hf": 0.780}}  # MNIST's row
 
 def last_metrics(run):
@@ -44,7 +46,9 @@ for data in ("curves", "fashion_mnist"):
         m = last_metrics(run)
         done = os.path.exists(os.path.join(run, "done"))
         cfg = json.load(open(os.path.join(run, "config.json")))
-        status = "" if done else f" (running: {m.get('iteration', 0)} of {cfg['steps']} iterations)"
+        progress = (f"{m.get('cpu_seconds', 0):.0f} of {cfg.get('cpu_budget', 0):.0f} CPU s" if cfg["steps"] >= 10**7
+                    else f"{m.get('iteration', 0)} of {cfg['steps']} iterations")  # SGD and HF run to the budget
+        status = "" if done else f" (running: {progress})"
         ev = evaluate(run)
         tr, te = ev.get("training", {}), ev.get("test", {})
         rows.append(f"| {label}{status} | {m.get('iteration', 0)} | {m.get('cpu_seconds', 0):.0f} | "
