@@ -28,6 +28,8 @@ expect unknown_task  "unknown task 'adition'"          -- train --task adition -
 expect unknown_model_option "unknown option 'hiden'"   -- train --task addition --set model_options.hiden=3 --out run1
 expect unknown_optimizer "unknown.*optimizer.*'adamw'" -- train --task addition --optimizer adamw --out run1
 expect unknown_flag  "--bogus"                         -- train --bogus --out run1
+expect network_params_sizes "network 'mlp' takes its sizes from the data in train" -- params --model mlp --set in=784
+expect network_params_option "network 'autoencoder': unknown option 'encodr'"       -- params --model autoencoder --set in=784 --set encodr=5
 expect invalid_number_steps "steps"                    -- train --task addition --steps -5 --out run1
 expect invalid_number_text "seed"                      -- train --task addition --seed abc --out run1
 expect invalid_task_option "'T'"                       -- train --task addition --set task_options.T=2 --out run1
