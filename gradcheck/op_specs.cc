@@ -104,6 +104,10 @@ const std::vector<OpSpec>& op_specs() {
       {"lstm_cell_transpose", {{18, 5}, {6, 5}}, -2, 2, [](Graph&, In x) {
          return V{ops::lstm_cell_transpose(x[0], x[1])};
        }},
+      {"gru_update", {{3, 5}, {3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::gru_update(x[0], x[1], x[2])}; }},
+      {"gru_update_vjp", {{3, 5}, {3, 5}, {3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) {
+         return V{ops::gru_update_vjp(x[0], x[1], x[2], x[3])};
+       }},
       // composites
       {"mean", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mean(ops::square(x[0]))}; }},
       {"mean_axis", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mean(x[0], 0), ops::mean(x[0], 1, true)}; }},

@@ -18,11 +18,12 @@ Step GruCell::step(Graph& g, const StepInput& x, const State& s) const {
   Var ax = project(g, x, w_gx_, b_g_);
   std::vector<Var> xs = ops::split(ax, 1, 3);                       // [z, r, candidate]
   std::vector<Var> hs = ops::split(ops::matmul(h, g[w_gh_]), 1, 2);  // [z, r]
-  Var z = ops::logistic(xs[0] + hs[0]);
+  Var a_z = xs[0] + hs[0];
   Var r = ops::logistic(xs[1] + hs[1]);
   Var u = xs[2] + ops::matmul(r * h, g[w_hh_]);
-  Var candidate = activate(candidate_, u);
-  return {{z * h + (1.0 - z) * candidate}, u};
+  if (candidate_ == Activation::tanh) return {{ops::gru_update(a_z, u, h)}, u};  // fused: one node, not six
+  Var z = ops::logistic(a_z);
+  return {{z * h + (1.0 - z) * activate(candidate_, u)}, u};
 }
 
 ModelInfo gru_info() {

@@ -12,6 +12,7 @@ void register_linalg(std::vector<const Primitive*>& r);
 void register_reduce(std::vector<const Primitive*>& r);
 void register_shape(std::vector<const Primitive*>& r);
 void register_fused(std::vector<const Primitive*>& r);  // fused cells (ops/lstm_cell.cc)
+void register_gru_update(std::vector<const Primitive*>& r);  // ops/gru_update.cc
 }  // namespace tg::ops
 
 namespace tg::ops {

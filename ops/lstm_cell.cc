@@ -16,11 +16,17 @@
 
 #include "core/ad.h"
 #include "ops/families.h"
+#include "ops/fused.h"
 #include "ops/kernels.h"
 #include "ops/logistic_kernel.h"
 
 namespace tg::ops {
 using namespace detail;
+using fused::d_logistic;
+using fused::d_tanh;
+using fused::reference_jvp;
+using fused::reference_vjp;
+using fused::rows_in_batches;
 
 namespace {
 
@@ -32,34 +38,6 @@ Dims check_cell(std::span<const Shape> s) {
   const int64_t B = s[1][0], H = s[1][1];
   if (s[0][0] != B || s[0][1] != 4 * H) fail(fmt::format("a must be [{},{}] for c_prev [{},{}]", B, 4 * H, B, H));
   return {B, H};
-}
-
-// Runs body(row, load, store) over each row of H columns in SIMD batches; the tail goes through a
-// zero-padded batch, so every element takes the same code path (as in the elementwise kernels).
-template <class T, class Body>
-void rows_in_batches(int64_t rows, int64_t H, Body body) {
-  using Batch = xsimd::batch<T>;
-  constexpr int64_t W = static_cast<int64_t>(Batch::size);
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t j = 0;
-    for (; j + W <= H; j += W)
-      body(r, [j](const T* p) { return Batch::load_unaligned(p + j); },
-           [j](T* p, const Batch& v) { v.store_unaligned(p + j); });
-    if (j < H) {
-      const int64_t n = H - j;
-      body(r,
-           [j, n](const T* p) {
-             alignas(64) T buf[Batch::size] = {};  // not W: clang 14 wants W captured
-             std::copy(p + j, p + j + n, buf);
-             return Batch::load_aligned(buf);
-           },
-           [j, n](T* p, const Batch& v) {
-             alignas(64) T buf[W];
-             v.store_aligned(buf);
-             std::copy(buf, buf + n, p + j);
-           });
-    }
-  }
 }
 
 // The logistic op's kernel, so fused and unfused cells agree to the last bits.
@@ -172,8 +150,6 @@ Gates gates(Var a, Site s) {
   std::vector<Var> p = split(a, 1, 4, s);
   return {logistic(p[0], s), logistic(p[1], s), logistic(p[2], s), tanh(p[3], s)};
 }
-Var d_logistic(Var y, Site s) { return mul(y, 1.0 - VarAt(y, s), s); }  // y (1 - y)
-Var d_tanh(Var y, Site s) { return 1.0 - VarAt(square(y, s), s); }      // 1 - y^2
 
 // lstm_cell's tangent: lstm_cell_jvp of the factors of the linear map (a, c_prev) -> (c, h), which
 // depend on the primal only (ordinary ops: a cached linearization evaluates them once, and each call
@@ -238,21 +214,6 @@ Var cell_transpose_reference(std::span<const Var> x, Site s) {
   const Var a_bar[] = {mul(f[0], c_bar, s), mul(f[1], c_bar, s), mul(f[5], h_bar, s), mul(f[2], c_bar, s)};
   const Var parts[] = {reshape(concat(a_bar, 1, s), {4 * B, H}, s), mul(f[3], c_bar, s)};
   return concat(parts, 0, s);
-}
-
-// The rules of a fused op with a reference graph: the derivatives of that graph, its inputs taken as
-// independent variables (whatever connects them further up the tape).
-template <Var (*Reference)(std::span<const Var>, Site)>
-Var reference_jvp(const RuleArgs& r, std::span<const Var> d) {
-  const Var ref = Reference(r.x, r.site);
-  return ad::jvp(std::span<const Var>(&ref, 1), r.x, d)[0];
-}
-template <Var (*Reference)(std::span<const Var>, Site)>
-void reference_vjp(const RuleArgs& r, Var y_bar, std::span<const bool> need, std::span<Var> x_bar) {
-  const ad::Seed seed{Reference(r.x, r.site), y_bar};
-  const std::vector<Var> g = ad::vjp(std::span<const ad::Seed>(&seed, 1), r.x, true);
-  for (size_t i = 0; i < g.size(); ++i)
-    if (need[i]) x_bar[i] = g[i];
 }
 
 }  // namespace

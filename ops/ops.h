@@ -89,6 +89,10 @@ Var lstm_cell_vjp(Var a, Var c_prev, Var y_bar, Site site = Site::current());
 Var lstm_cell_jvp(Var k, Var da, Var dc_prev, Site site = Site::current());
 // Its transpose in (da, dc_prev): y_bar [2B,H] -> [5B,H] laid out as lstm_cell_vjp's result.
 Var lstm_cell_transpose(Var k, Var y_bar, Site site = Site::current());
+// The GRU update h' = σ(a_z) h + (1 - σ(a_z)) tanh(u) in one pass (a_z, u, h and h' [B,H]).
+Var gru_update(Var a_z, Var u, Var h, Site site = Site::current());
+// gru_update's VJP: y_bar [B,H] -> [3B,H], the cotangents of a_z, u and h stacked (slices are views).
+Var gru_update_vjp(Var a_z, Var u, Var h, Var y_bar, Site site = Site::current());
 
 // ---- composites (no derivative code: the engine differentiates them) ---------------------------
 Var softmax(Var x, int axis = -1, Site site = Site::current());

@@ -15,6 +15,7 @@ const std::vector<const Primitive*>& primitives() {
     register_reduce(r);
     register_shape(r);
     register_fused(r);
+    register_gru_update(r);
     return r;
   }();
   return all;

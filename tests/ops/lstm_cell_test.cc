@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "ops/ops.h"
 #include "gradcheck/gradcheck.h"
+#include "tests/harness/fused_cases.h"
 
 namespace tg {
 namespace {
@@ -28,53 +29,38 @@ Cell fused(Var a, Var c_prev) {
   return {ops::slice(y, 0, 0, B), ops::slice(y, 0, B, 2 * B)};
 }
 
-Tensor random(const Shape& s, double lo, double hi, uint64_t seed, DType dt) {
-  return check::random_inputs({s}, lo, hi, seed)[0].astype(dt);
-}
+using check::FusedCase;
+using check::max_abs_diff;
+using check::random_tensor;
 
-double max_abs_diff(const Tensor& x, const Tensor& y) {
-  EXPECT_EQ(x.shape(), y.shape());
-  double m = 0;
-  for (int64_t k = 0; k < x.size(); ++k) m = std::max(m, std::abs(x.at(k) - y.at(k)));
-  return m;
-}
-
-struct Case {
-  int64_t B, H;
-  DType dt;
-  double tol;
-};
-
-class LstmCellFused : public ::testing::TestWithParam<Case> {};
+class LstmCellFused : public ::testing::TestWithParam<FusedCase> {};
 
 TEST_P(LstmCellFused, MatchesOrdinaryOpsInValueCotangentAndTangent) {
-  const Case k = GetParam();
+  const FusedCase k = GetParam();
   Graph g;
-  Var a = g.input(random(Shape{k.B, 4 * k.H}, -3, 3, 1, k.dt));
-  Var c_prev = g.input(random(Shape{k.B, k.H}, -2, 2, 2, k.dt));
+  Var a = g.input(random_tensor(Shape{k.B, 4 * k.H}, -3, 3, 1, k.dt));
+  Var c_prev = g.input(random_tensor(Shape{k.B, k.H}, -2, 2, 2, k.dt));
   const Cell u = unfused(a, c_prev), f = fused(a, c_prev);
   EXPECT_LE(max_abs_diff(f.c.value(), u.c.value()), k.tol);
   EXPECT_LE(max_abs_diff(f.h.value(), u.h.value()), k.tol);
 
   // cotangents of a and c_prev for random cotangents of c and h
-  Var c_bar = g.input(random(Shape{k.B, k.H}, -1, 1, 3, k.dt));
-  Var h_bar = g.input(random(Shape{k.B, k.H}, -1, 1, 4, k.dt));
+  Var c_bar = g.input(random_tensor(Shape{k.B, k.H}, -1, 1, 3, k.dt));
+  Var h_bar = g.input(random_tensor(Shape{k.B, k.H}, -1, 1, 4, k.dt));
   const Var wrt[] = {a, c_prev};
   const ad::Seed su[] = {{u.c, c_bar}, {u.h, h_bar}}, sf[] = {{f.c, c_bar}, {f.h, h_bar}};
   std::vector<Var> gu = ad::vjp(su, wrt), gf = ad::vjp(sf, wrt);
   for (size_t i = 0; i < 2; ++i) EXPECT_LE(max_abs_diff(gf[i].value(), gu[i].value()), k.tol) << "input " << i;
 
   // tangents of c and h for random tangents of a and c_prev
-  const Var tangents[] = {g.input(random(Shape{k.B, 4 * k.H}, -1, 1, 5, k.dt)),
-                          g.input(random(Shape{k.B, k.H}, -1, 1, 6, k.dt))};
+  const Var tangents[] = {g.input(random_tensor(Shape{k.B, 4 * k.H}, -1, 1, 5, k.dt)),
+                          g.input(random_tensor(Shape{k.B, k.H}, -1, 1, 6, k.dt))};
   const Var ou[] = {u.c, u.h}, of[] = {f.c, f.h};
   std::vector<Var> tu = ad::jvp(ou, wrt, tangents), tf = ad::jvp(of, wrt, tangents);
   for (size_t i = 0; i < 2; ++i) EXPECT_LE(max_abs_diff(tf[i].value(), tu[i].value()), k.tol) << "output " << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(Widths, LstmCellFused,
-                         ::testing::Values(Case{4, 37, DType::f32, 2e-6}, Case{3, 16, DType::f32, 2e-6},
-                                           Case{4, 37, DType::f64, 1e-13}, Case{2, 3, DType::f64, 1e-13}));
+INSTANTIATE_TEST_SUITE_P(Widths, LstmCellFused, check::kFusedCases);
 
 TEST(LstmCellFused, ReportsShapesItCannotTake) {
   Graph g;
@@ -86,7 +72,7 @@ TEST(LstmCellFused, ReportsShapesItCannotTake) {
 
 TEST(SliceOfLeadingRows, IsAViewWithTheSameValues) {
   Graph g;
-  Var x = g.input(random(Shape{6, 5}, -1, 1, 7, DType::f32));
+  Var x = g.input(random_tensor(Shape{6, 5}, -1, 1, 7, DType::f32));
   Var rows = ops::slice(x, 0, 2, 4);
   EXPECT_EQ(rows.value().raw(), static_cast<const void*>(static_cast<const char*>(x.value().raw()) + 2 * 5 * sizeof(float)));
   for (int64_t r = 0; r < 2; ++r)
