@@ -73,7 +73,8 @@ class ConcatCache {
 //   sum_t scatter_add_rows(x_t, i_t)   = scatter_add_rows([x_t], [i_t])
 //   sum_t pad(x_t), disjoint ranges    = concat of the pieces, zeros in the gaps (an LSTM's four gates)
 // The products are only regrouped when copying the operands costs less than what it saves: the adds'
-// elements, and 2(n - 1) nodes (n - 1 products, n - 1 adds) at kNodeElems elements each.
+// elements, and 2(n - 1) - 2 nodes (n - 1 products and n - 1 adds, less the two concats) at kNodeElems
+// elements each.
 // A node costs ~0.25 µs to build and run however small (docs/results/engine_bench.md: an H = 8 RNN step,
 // 1,542 nodes in 0.38 ms), about what copying 1,000 floats costs; without that term the weight
 // gradient of a small RNN's recurrence stayed T products of [H,B] by [B,H] and T - 1 adds.
@@ -106,7 +107,8 @@ Var sum_contributions(Graph& g, Contributions& c, int32_t fresh, ConcatCache& co
         operand_elems += g.node(n->in[0]).shape.size() + g.node(n->in[1]).shape.size();
       }
     if (group.size() < 2) continue;
-    const int64_t saved_elems = static_cast<int64_t>(group.size() - 1) * (parts[group[0]].shape().size() + 2 * kNodeElems);
+    const int64_t n = static_cast<int64_t>(group.size());
+    const int64_t saved_elems = (n - 1) * parts[group[0]].shape().size() + (2 * (n - 1) - 2) * kNodeElems;
     if (operand_elems > saved_elems) continue;
     std::vector<Var> as, bs;
     for (size_t i : group) {

@@ -108,6 +108,11 @@ const std::vector<OpSpec>& op_specs() {
       {"gru_update_vjp", {{3, 5}, {3, 5}, {3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) {
          return V{ops::gru_update_vjp(x[0], x[1], x[2], x[3])};
        }},
+      // one node in two places (its derivative must be counted once per place, not twice)
+      {"gru_update_aliased", {{3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::gru_update(x[0], x[0], x[1])}; }},
+      {"gru_update_vjp_aliased", {{3, 5}, {3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) {
+         return V{ops::gru_update_vjp(x[0], x[1], x[0], x[2])};
+       }},
       // composites
       {"mean", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mean(ops::square(x[0]))}; }},
       {"mean_axis", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::mean(x[0], 0), ops::mean(x[0], 1, true)}; }},

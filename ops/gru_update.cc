@@ -1,5 +1,6 @@
 // Fused GRU update: h' = z h + (1 - z) tanh(u), z = σ(a_z), as one pass forward and one backward.
-// Unfused it is six elementwise nodes per step (logistic, tanh, two products, 1 - z, a sum) and their
+// Unfused it is seven nodes per step (logistic, tanh, two products, 1 - z as a fill and a difference, a
+// sum) and their
 // reverse-mode nodes; the GRU's tape was 2.7 times the LSTM's at H = 8 (docs/results/engine_bench.md).
 //
 // Rules stay graphs: the JVP is ordinary products of primal-only factors (a cached linearization

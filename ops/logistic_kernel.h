@@ -1,5 +1,5 @@
 // The logistic function 1 / (1 + e^-x) on an xsimd batch, shared by the logistic op's kernel
-// (ops/elementwise.cc) and the fused LSTM cell (ops/lstm_cell.cc), so fused and unfused cells agree
+// (ops/elementwise.cc) and the fused cells (ops/lstm_cell.cc, ops/gru_update.cc), so fused and unfused cells agree
 // to the last bit. Private to ops/ (not installed as API; it needs xsimd).
 //
 // With e = e^-|x| in (0, 1] and r = 1 / (1 + e): r for x >= 0 and e r = e^x / (1 + e^x) for x < 0.

@@ -22,7 +22,7 @@ inline double max_abs_diff(const Tensor& x, const Tensor& y) {
   return m;
 }
 
-// A batch of B rows of width H (37: a SIMD tail after full batches; 3: a tail only) in one dtype, and how
+// A batch of B rows of width H (37: a SIMD tail after full batches; 3: narrower than a SIMD batch) in one dtype, and how
 // far fused and ordinary ops may differ there.
 struct FusedCase {
   int64_t B, H;

@@ -49,8 +49,9 @@ TEST_P(GruUpdateFused, MatchesOrdinaryOpsInValueCotangentAndTangent) {
 
 INSTANTIATE_TEST_SUITE_P(Widths, GruUpdateFused, check::kFusedCases);
 
-// In a linearization the reverse sweep's cotangents depend on placeholders and the rule multiplies by the
-// cached factors instead: Hessian-vector products (a JVP, then a VJP of it) of fused and unfused agree.
+// A linearization's products: its Hessian-vector products (the JVP of the one-off gradient graph, which
+// goes through gru_update_vjp's reference rules) and a VJP seeded at h' itself, whose cotangent is a
+// segment's placeholder, so the rule multiplies by the cached factors: fused and unfused agree.
 TEST(GruUpdateFused, ALinearizationsProductsMatchOrdinaryOps) {
   auto hvp = [](bool fused) {
     Graph g;
