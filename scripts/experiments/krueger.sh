@@ -96,12 +96,7 @@ plan | while read -r name model budget lr gc kind beta on opts; do
   for seed in $SEEDS; do
     out=$ROOT/${name}_s$seed
     if [ "${EVAL:-0}" = 1 ]; then
-      [ -f "$out/done" ] || continue
-      if [ ! -f "$out/eval.txt" ]; then  # whole or not at all
-        "$TG" eval --run "$out" -n 1000000 < /dev/null > "$out/eval.txt.tmp"
-        mv "$out/eval.txt.tmp" "$out/eval.txt"
-      fi
-      echo "$out: $(grep -E "^bpc " "$out/eval.txt" | head -n 1)"
+      eval_lane "$out" bpc -n 1000000
       continue
     fi
     args=(--model "$model")

@@ -28,12 +28,7 @@ for seed in $SEEDS; do  # seed-major: a partial set still compares the two setti
   for beta in $BETAS; do
     out=$ROOT/b${beta}_s$seed
     if [ "${EVAL:-0}" = 1 ]; then
-      [ -f "$out/done" ] || continue
-      if [ ! -f "$out/eval.txt" ]; then  # whole or not at all
-        "$TG" eval --run "$out" -n 10000 --seed 777 < /dev/null > "$out/eval.txt.tmp"
-        mv "$out/eval.txt.tmp" "$out/eval.txt"
-      fi
-      echo "$out: $(grep -E "^error_rate " "$out/eval.txt" | head -n 1)"
+      eval_lane "$out" error_rate -n 10000 --seed 777
       continue
     fi
     args=(--model irnn --set model_options.hidden=100 --set model_options.init=uniform --set model_options.init_scale=0.01

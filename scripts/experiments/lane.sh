@@ -21,3 +21,17 @@ train_lane() {
   mv "$out.summary" "$out/summary.txt"
   touch "$out/done"
 }
+
+# eval_lane OUT MEASURE ARGS... scores a finished run once, `tapegrad eval --run OUT ARGS` into OUT/eval.txt
+# (whole or not at all: a failed eval leaves no file to trust), and prints OUT with the eval's first line
+# that starts with MEASURE (a regex: bpc, error_rate, ...). A run without OUT/done is skipped.
+eval_lane() {
+  local out=$1 measure=$2
+  shift 2
+  [ -f "$out/done" ] || return 0
+  if [ ! -f "$out/eval.txt" ]; then
+    "$TG" eval --run "$out" "$@" < /dev/null > "$out/eval.txt.tmp"
+    mv "$out/eval.txt.tmp" "$out/eval.txt"
+  fi
+  echo "$out: $(grep -E "^$measure " "$out/eval.txt" | head -n 1)"
+}

@@ -25,12 +25,7 @@ for seed in $SEEDS; do
   for lambda in $LAMBDAS; do
     out=$ROOT/l${lambda}_s$seed
     if [ "${EVAL:-0}" = 1 ]; then
-      [ -f "$out/done" ] || continue
-      if [ ! -f "$out/eval.txt" ]; then
-        "$TG" eval --run "$out" -n 10000 --seed 777 < /dev/null > "$out/eval.txt.tmp"
-        mv "$out/eval.txt.tmp" "$out/eval.txt"
-      fi
-      echo "$out: $(grep -E "^error_rate " "$out/eval.txt" | head -n 1)"
+      eval_lane "$out" error_rate -n 10000 --seed 777
       continue
     fi
     args=(--model rnn --set model_options.hidden=100 --task addition --set task_options.T=50 --optimizer sgd

@@ -171,16 +171,11 @@ for m in $MODELS; do
     for seed in $SEEDS; do
       out=$ROOT/${m}_${t}_s$seed
       if [ "${EVAL:-0}" = 1 ]; then
-        [ -f "$out/done" ] || continue
-        if [ ! -f "$out/eval.txt" ]; then  # whole or not at all: a failed eval leaves no file to trust
-          if [ "$t" = char ]; then
-            "$TG" eval --run "$out" -n "${EVAL_SEQUENCES:-1000000}" > "$out/eval.txt.tmp"
-          else
-            "$TG" eval --run "$out" -n "${EVAL_SEQUENCES:-10000}" --seed 777 > "$out/eval.txt.tmp"
-          fi
-          mv "$out/eval.txt.tmp" "$out/eval.txt"
+        if [ "$t" = char ]; then
+          eval_lane "$out" bpc -n "${EVAL_SEQUENCES:-1000000}"
+        else
+          eval_lane "$out" error_rate -n "${EVAL_SEQUENCES:-10000}" --seed 777
         fi
-        echo "$out: $(grep -E "^(bpc|error_rate) " "$out/eval.txt" | head -n 1)"
         continue
       fi
       args=(--model "$m")
