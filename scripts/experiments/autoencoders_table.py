@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """The table of scripts/experiments/autoencoders.sh beside the thesis's Table 7.2, and one learning-curve
 PNG per data set (training error on the first 2,000 training images against CPU seconds, every method).
-For each finished run it calls `tapegrad eval`, which scores every training and test image: the squared
-reconstruction error per image (sum over the 784 pixels, averaged over images) and the cross-entropy per
-pixel. Runs not finished yet are marked with their progress.
+A finished run is scored once by `tapegrad eval` (RUN/eval.txt), which scores every training and test image:
+the squared reconstruction error per image (sum over the 784 pixels, averaged over images) and the
+cross-entropy per pixel; it is then archived under docs/results/runs/autoencoders/ (its config, summary,
+eval and validation records: scripts/experiments/runs.py), and a later session's table reads the archive
+when the run directory is gone. Runs not finished yet are scored from their checkpoint and marked with
+their progress.
 Usage: python3 scripts/experiments/autoencoders_table.py [runs/autoencoders] [docs/results]"""
 import json, os, re, subprocess, sys
+
+from runs import ARCHIVE, archive, live_or_archived, progress, write_atomic
 
 root = sys.argv[1] if len(sys.argv) > 1 else "runs/autoencoders"
 figures = sys.argv[2] if len(sys.argv) > 2 else "docs/results"
@@ -16,19 +21,19 @@ THESIS = {"curves": {"nag": 0.078, "m099": 0.110, "m09": 0.220, "sgd": 0.250, "h
                      "nag17": 0.067, "nag_tanh_si": 0.086, "nag_tanh_vp": 0.098},
           "fashion_mnist": {"nag": 0.730, "m099": 0.770, "m09": 0.990, "sgd": 1.100, "hf": 0.780}}  # MNIST's row
 
-def last_metrics(run):
-    last = None
-    for line in open(os.path.join(run, "metrics.jsonl")):
-        try:
-            last = json.loads(line)
-        except json.JSONDecodeError:
-            pass
-    return last or {}
+def eval_text(run):
+    """`tapegrad eval` of RUN: kept in RUN/eval.txt once the run has finished, computed afresh before that."""
+    kept = os.path.join(run, "eval.txt")
+    if os.path.exists(kept):
+        return open(kept).read()
+    out = subprocess.run([TG, "eval", "--run", run], capture_output=True, text=True, check=True).stdout
+    if os.path.exists(os.path.join(run, "done")):
+        write_atomic(kept, out)
+    return out
 
 def evaluate(run):
-    out = subprocess.run([TG, "eval", "--run", run], capture_output=True, text=True, check=True).stdout
     parts = {}
-    for line in out.splitlines():
+    for line in eval_text(run).splitlines():
         m = re.match(r".*\((training|test) part\): (\d+) images\s+sq\.err ([\d.]+)\s+(.*?)\s+loss ([\d.]+)", line)
         if m:
             iv = re.match(r"95% interval \[([\d.]+), ([\d.]+)\]", m.group(4))
@@ -40,16 +45,19 @@ def evaluate(run):
 for data in ("curves", "fashion_mnist"):
     rows, runs = [], []
     for key, label in METHODS:
-        run = os.path.join(root, f"{data}_{key}")
+        run = live_or_archived(os.path.join(root, f"{data}_{key}"), "autoencoders")
         if not os.path.exists(os.path.join(run, "metrics.jsonl")):
             continue
-        m = last_metrics(run)
+        iteration, cpu = progress(run)
+        m = {"iteration": iteration, "cpu_seconds": cpu}
         done = os.path.exists(os.path.join(run, "done"))
         cfg = json.load(open(os.path.join(run, "config.json")))
-        progress = (f"{m.get('cpu_seconds', 0):.0f} of {cfg.get('cpu_budget', 0):.0f} CPU s" if cfg["steps"] >= 10**7
+        where = (f"{m.get('cpu_seconds', 0):.0f} of {cfg.get('cpu_budget', 0):.0f} CPU s" if cfg["steps"] >= 10**7
                     else f"{m.get('iteration', 0)} of {cfg['steps']} iterations")  # SGD and HF run to the budget
-        status = "" if done else f" (running: {progress})"
+        status = "" if done else f" (running: {where})"
         ev = evaluate(run)
+        if done and not run.startswith(ARCHIVE):
+            archive(run, "autoencoders")
         tr, te = ev.get("training", {}), ev.get("test", {})
         rows.append(f"| {label}{status} | {m.get('iteration', 0)} | {m.get('cpu_seconds', 0):.0f} | "
                     f"{tr.get('sqerr', float('nan')):.3f} [{tr.get('low', float('nan')):.3f}, {tr.get('high', float('nan')):.3f}] | "
@@ -65,5 +73,7 @@ for data in ("curves", "fashion_mnist"):
     args = [TG, "plot"]
     for r in runs:
         args += ["--run", r]
-    subprocess.run(args + ["--metric", "valid_error", "--x", "cpu_seconds", "-o", png], check=True, capture_output=True)
+    plot = subprocess.run(args + ["--metric", "valid_error", "--x", "cpu_seconds", "-o", png], capture_output=True, text=True)
+    if plot.returncode != 0:
+        sys.exit(f"autoencoders_table.py: the plot failed: {plot.stderr.strip()}")
     print(f"\nlearning curves: {png}")

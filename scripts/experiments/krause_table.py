@@ -6,17 +6,13 @@ Treebank row (train, validation, test, his parameter count) and the Adam run of 
 CPU budget. A run with no directory is "not run", one without OUT/done "unfinished", one without eval.txt
 "not scored".
 Usage: /usr/bin/python3 scripts/experiments/krause_table.py [ROOT]   (ROOT default runs/krause)"""
-import json
 import os
 import re
-import subprocess
 import sys
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from runs import NUM, REPO, bold_interval, progress, script_commands, state
+
 ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(REPO, "runs", "krause")
-SHOWN_ROOT = os.path.relpath(ROOT, REPO) if ROOT.startswith(REPO + os.sep) else ROOT
-NUM = r"([0-9.e+-]+|nan|inf)"
-TEST = re.compile(rf"^bpc {NUM}\s+95% interval \[{NUM}, {NUM}\]", re.M)
 VALID = re.compile(rf"^valid part: .* bits per character {NUM}", re.M)
 
 # (run, label, Krause's train / valid / test bpc and parameter count, the model's Adam run), Table 4.5's order
@@ -31,35 +27,20 @@ ROWS = [("rnn_structural", "RNN / structural (μ-alone, adapted in CG)", (1.80, 
 
 
 def commands():
-    env = dict(os.environ, PRINT="1", ROOT=ROOT, SEEDS="1")
-    for key in ("RUNS", "EVERY", "BUDGET", "EVAL"):  # the script's defaults, not a caller's
-        env.pop(key, None)
-    lines = subprocess.run(["bash", os.path.join(REPO, "scripts", "experiments", "krause.sh")], env=env,
-                           check=True, capture_output=True, text=True).stdout.splitlines()
-    return {os.path.basename(line.rsplit(" --out ", 1)[1]): line.replace(ROOT, SHOWN_ROOT) for line in lines}
+    return script_commands("krause.sh", ROOT, ("RUNS", "EVERY", "BUDGET", "EVAL"), SEEDS="1")
 
 
 def facts(name):
-    """(valid, test text, iterations, CPU s) of ROOT/<name>_s1, or a status word in place of the scores."""
+    """(valid, test text, iterations, CPU s) of ROOT/<name>_s1, or its state in place of the scores."""
     out = os.path.join(ROOT, name + "_s1")
-    if not os.path.isdir(out):
-        return "not run", "not run", 0, 0.0
-    iterations, cpu = 0, 0.0
-    metrics = os.path.join(out, "metrics.jsonl")
-    for line in open(metrics) if os.path.exists(metrics) else []:
-        try:
-            m = json.loads(line)
-        except json.JSONDecodeError:  # a line torn by a kill
-            continue
-        iterations, cpu = m.get("iteration", iterations), m.get("cpu_seconds", cpu)
-    if not os.path.exists(os.path.join(out, "done")):
-        return "unfinished", "unfinished", iterations, cpu
-    if not os.path.exists(os.path.join(out, "eval.txt")):
-        return "not scored", "not scored", iterations, cpu
-    text = open(os.path.join(out, "eval.txt")).read()
-    t, v = TEST.search(text), VALID.search(text)
-    test = f"**{float(t.group(1)):.3f}** [{float(t.group(2)):.3f}, {float(t.group(3)):.3f}]" if t else "?"
-    return (f"{float(v.group(1)):.3f}" if v else "?"), test, iterations, cpu
+    s = state(out)
+    if s == "not run":
+        return s, s, 0, 0.0
+    iterations, cpu = progress(out)
+    if s:
+        return s, s, iterations, cpu
+    v = VALID.search(open(os.path.join(out, "eval.txt")).read())
+    return (f"{float(v.group(1)):.3f}" if v else "?"), bold_interval(out, "bpc"), iterations, cpu
 
 
 def main():

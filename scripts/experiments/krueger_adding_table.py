@@ -4,14 +4,13 @@
 constant predictor (MSE >= 1/6), the mean test MSE, and every run's test MSE with its 95% interval, iterations and
 CPU seconds.
 Usage: /usr/bin/python3 scripts/experiments/krueger_adding_table.py [ROOT]   (ROOT default runs/krueger_adding)"""
-import json
 import os
 import re
 import sys
 
+from runs import interval, progress, state
+
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/krueger_adding"
-NUM = r"([0-9.e+-]+|nan|inf)"
-MSE = re.compile(rf"^error_rate {NUM}\s+95% interval \[{NUM}, {NUM}\]", re.M)
 THESIS = {0: "4 of 9 below 1/12, 4 of 9 no better than a constant, mean 0.105",
           1: "8 of 9 below 1/12, mean 0.059"}
 
@@ -21,15 +20,8 @@ for name in sorted(os.listdir(ROOT)) if os.path.isdir(ROOT) else []:
     if not m or not os.path.isdir(os.path.join(ROOT, name)):
         continue
     beta, seed, out = float(m.group(1)), int(m.group(2)), os.path.join(ROOT, name)
-    it, cpu = 0, 0.0
-    for line in open(os.path.join(out, "metrics.jsonl")) if os.path.exists(os.path.join(out, "metrics.jsonl")) else []:
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        it, cpu = r.get("iteration", it), r.get("cpu_seconds", cpu)
-    found = MSE.search(open(os.path.join(out, "eval.txt")).read()) if os.path.exists(os.path.join(out, "eval.txt")) else None
-    mse = tuple(float(found.group(i)) for i in (1, 2, 3)) if found else None
+    it, cpu = progress(out)
+    mse = interval(out, "error_rate") if state(out) is None else None
     runs.setdefault(beta, []).append((seed, mse, it, cpu, os.path.exists(os.path.join(out, "done"))))
 
 print("| β | scored runs | test MSE < 1/12 | MSE >= 1/6 (a constant does as well) | mean test MSE | thesis |")

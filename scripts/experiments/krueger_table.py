@@ -5,17 +5,12 @@ with its 95% interval, and the thesis's PTB figure in parentheses; then every ru
 best validation bpc, NaN-rule roll-backs and its command. A run with no directory is "not run", one without
 OUT/done "unfinished", a finished one without eval.txt "not scored".
 Usage: /usr/bin/python3 scripts/experiments/krueger_table.py [ROOT]   (ROOT default runs/krueger)"""
-import json
 import os
-import re
-import subprocess
 import sys
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from runs import REPO, best_valid, bold_interval, progress, records, script_commands, state
+
 ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(REPO, "runs", "krueger")
-SHOWN_ROOT = os.path.relpath(ROOT, REPO) if ROOT.startswith(REPO + os.sep) else ROOT
-NUM = r"([0-9.e+-]+|nan|inf)"
-BPC = re.compile(rf"^bpc {NUM}\s+95% interval \[{NUM}, {NUM}\]", re.M)
 
 # The thesis's figures (digest 004 §3.1), PTB bits per character
 T51 = {("hidden", 0): 1.47, ("hidden", 50): 1.41, ("hidden", 500): 1.39,
@@ -31,40 +26,17 @@ T53 = {50: [1.84, None, 1.60, 2.96, 1.49, 3.81], 500: [2.19, 1.48, 1.50, 3.18, 1
 
 
 def commands():
-    """{run name: command} from krueger.sh's PRINT=1 list."""
-    env = dict(os.environ, PRINT="1", ROOT=ROOT, SEEDS="1")
-    for key in ("TABLES", "EVERY", "BUDGET_LSTM", "BUDGET_SRNN", "EVAL"):  # the script's defaults, not a caller's
-        env.pop(key, None)
-    lines = subprocess.run(["bash", os.path.join(REPO, "scripts", "experiments", "krueger.sh")], env=env,
-                           check=True, capture_output=True, text=True).stdout.splitlines()
-    return {os.path.basename(line.rsplit(" --out ", 1)[1]): line.replace(ROOT, SHOWN_ROOT) for line in lines}
+    """{run name: command} from krueger.sh's PRINT=1 list (its defaults, not a caller's)."""
+    return script_commands("krueger.sh", ROOT, ("TABLES", "EVERY", "BUDGET_LSTM", "BUDGET_SRNN", "EVAL"), SEEDS="1")
 
 
 def run_facts(name):
-    """(cell text, details row or None) for run ROOT/name."""
+    """(cell text, details row or None) for run ROOT/name; the details count the NaN rule's roll-backs."""
     out = os.path.join(ROOT, name)
-    if not os.path.isdir(out):
+    if state(out) == "not run":
         return "not run", None
-    iterations, cpu, best, rollbacks = 0, 0.0, None, 0
-    metrics = os.path.join(out, "metrics.jsonl")
-    for line in open(metrics) if os.path.exists(metrics) else []:
-        try:
-            m = json.loads(line)
-        except json.JSONDecodeError:  # a line torn by a kill
-            continue
-        iterations, cpu = m.get("iteration", iterations), m.get("cpu_seconds", cpu)
-        valid = m.get("valid_error")  # null when it was not finite
-        if isinstance(valid, (int, float)) and (best is None or valid < best):
-            best = valid
-        rollbacks += "nan_rule" in m
-    if not os.path.exists(os.path.join(out, "done")):
-        text = "unfinished"
-    elif not os.path.exists(os.path.join(out, "eval.txt")):
-        text = "not scored"
-    else:
-        found = BPC.search(open(os.path.join(out, "eval.txt")).read())
-        text = f"**{float(found.group(1)):.3f}** [{float(found.group(2)):.3f}, {float(found.group(3)):.3f}]" if found else "?"
-    return text, (iterations, cpu, best, rollbacks)
+    rollbacks = sum("nan_rule" in r for r in records(out))
+    return bold_interval(out, "bpc"), (*progress(out), best_valid(out), rollbacks)
 
 
 def cell(name, thesis):

@@ -13,10 +13,11 @@ import re
 import subprocess
 import sys
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from runs import ARCHIVE, REPO, archive, live_or_archived, records, shown, state
+
 ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(REPO, "runs", "zoo")
 TEST = re.compile(r"^(bpc|error_rate) ([0-9.e+-]+|nan|inf)(?:\s+95% interval \[([0-9.e+-]+), ([0-9.e+-]+)\])?", re.M)
-SHOWN_ROOT = os.path.relpath(ROOT, REPO) if ROOT.startswith(REPO + os.sep) else ROOT
+SHOWN_ROOT = shown(ROOT)
 TASKS = {"char": ("character-level language model (text, data/kjv.txt, T = 100, V = 64)", "bpc"),
          "addition": ("addition problem (T = 50)", "error rate")}
 
@@ -24,7 +25,7 @@ TASKS = {"char": ("character-level language model (text, data/kjv.txt, T = 100, 
 def planned_runs():
     """(model, task, seed, out, command) for each run zoo.sh makes, in its order: every seed found under ROOT
     for the pair, or the first seed (a "not run" row) when the pair has none."""
-    seeds = sorted({int(m.group(1)) for d in glob.glob(os.path.join(ROOT, "*_s*"))
+    seeds = sorted({int(m.group(1)) for d in glob.glob(os.path.join(ROOT, "*_s*")) + glob.glob(os.path.join(ARCHIVE, "zoo", "*_s*"))
                     if (m := re.search(r"_s(\d+)$", d)) and os.path.isdir(d)}) or [1]
     env = dict(os.environ, PRINT="1", ROOT=ROOT, SEEDS=" ".join(map(str, seeds)))
     for key in ("MODELS", "TASKS", "EVERY", "BUDGET"):  # the script's defaults, not a caller's
@@ -35,7 +36,7 @@ def planned_runs():
     for line in lines:
         out = line.rsplit(" --out ", 1)[1]
         model, task, seed = re.fullmatch(r"(.+)_(char|addition)_s(\d+)", os.path.basename(out)).groups()
-        runs.append((model, task, int(seed), out, line.replace(ROOT, SHOWN_ROOT)))
+        runs.append((model, task, int(seed), live_or_archived(out, "zoo"), line.replace(ROOT, SHOWN_ROOT)))
     found = {(r[0], r[1]) for r in runs if os.path.isdir(r[3])}
     return [r for r in runs if os.path.isdir(r[3]) or ((r[0], r[1]) not in found and r[2] == seeds[0])]
 
@@ -46,8 +47,10 @@ def model_options(command):
 
 def parameters(out):
     import numpy as np  # /usr/bin/python3 has numpy (scripts/setup.sh)
-    path = os.path.join(out, "checkpoint.npz")
-    return f"{np.load(path)['theta'].size:,}" if os.path.exists(path) else "—"
+    path, kept = os.path.join(out, "checkpoint.npz"), os.path.join(out, "parameters.txt")
+    if os.path.exists(path):
+        return f"{np.load(path)['theta'].size:,}"
+    return open(kept).read().strip() if os.path.exists(kept) else "—"
 
 
 def row(model, task, seed, out, command):
@@ -55,13 +58,7 @@ def row(model, task, seed, out, command):
     if not os.path.isdir(out):
         return "| " + " | ".join([model, str(seed), opts, "not run", "", "", "", ""] +
                                  ([""] if task == "addition" else [])) + " |"
-    metrics = []
-    if os.path.exists(os.path.join(out, "metrics.jsonl")):
-        for line in open(os.path.join(out, "metrics.jsonl")):
-            try:
-                metrics.append(json.loads(line))
-            except ValueError:  # a line being written by a running run
-                pass
+    metrics = records(out)
     summary = {}
     if os.path.exists(os.path.join(out, "summary.txt")):
         text = open(os.path.join(out, "summary.txt")).read()
@@ -96,6 +93,9 @@ def row(model, task, seed, out, command):
 
 def main():
     runs = planned_runs()
+    for r in runs:  # finished and scored runs are kept (a few kB each) for a later session's table
+        if state(r[3]) is None and not r[3].startswith(ARCHIVE):
+            archive(r[3], "zoo", {"parameters.txt": parameters(r[3]) + "\n"})
     for task, (title, measure) in TASKS.items():
         chosen = [r for r in runs if r[1] == task]
         if not chosen:

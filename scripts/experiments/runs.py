@@ -1,0 +1,119 @@
+"""What the experiment table scripts read from a run directory (OUT of `tapegrad train --out OUT`), in one place:
+its metrics records, how far it got, whether it finished and was scored, the commands an experiment script
+makes, and an archive of a finished run's small facts under docs/results/runs/ so a table can be rebuilt in a
+later session, after the run directory (checkpoints, full metrics) is gone.
+
+A run's states: no directory "not run"; no OUT/done "unfinished"; done but no OUT/eval.txt "not scored"."""
+import json
+import os
+import re
+import subprocess
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ARCHIVE = os.path.join(REPO, "docs", "results", "runs")
+NUM = r"([0-9.e+-]+|nan|inf)"
+
+
+def shown(path):
+    """path relative to the repository when it lies inside it (commands read as one runs them from there)."""
+    path = os.path.abspath(path)
+    return os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) else path
+
+
+def records(out):
+    """The metrics records of run OUT (metrics.jsonl), skipping a line torn by a kill or still being written."""
+    path = os.path.join(out, "metrics.jsonl")
+    found = []
+    for line in open(path) if os.path.exists(path) else []:
+        try:
+            found.append(json.loads(line))
+        except json.JSONDecodeError:
+            pass
+    return found
+
+
+def progress(out):
+    """(iterations, CPU seconds) of the last record of run OUT, (0, 0.0) without one."""
+    rs = records(out)
+    return (rs[-1].get("iteration", 0), rs[-1].get("cpu_seconds", 0.0)) if rs else (0, 0.0)
+
+
+def best_valid(out):
+    """The lowest finite validation measure of run OUT, None without one (null is written for a non-finite one)."""
+    valid = [r["valid_error"] for r in records(out) if isinstance(r.get("valid_error"), (int, float))]
+    return min(valid) if valid else None
+
+
+def state(out):
+    """None for a finished and scored run, else "not run", "unfinished" or "not scored"."""
+    if not os.path.isdir(out):
+        return "not run"
+    if not os.path.exists(os.path.join(out, "done")):
+        return "unfinished"
+    if not os.path.exists(os.path.join(out, "eval.txt")):
+        return "not scored"
+    return None
+
+
+def interval(out, measure):
+    """(value, low, high) from the line of OUT/eval.txt that starts with MEASURE and carries a 95% interval."""
+    found = re.search(rf"^{measure} {NUM}\s+95% interval \[{NUM}, {NUM}\]", open(os.path.join(out, "eval.txt")).read(),
+                      re.M)
+    return tuple(float(found.group(i)) for i in (1, 2, 3)) if found else None
+
+
+def bold_interval(out, measure):
+    """A table cell: the run's state, or its scored MEASURE in bold with the interval, "?" if eval.txt lacks it."""
+    s = state(out)
+    if s:
+        return s
+    v = interval(out, measure)
+    return f"**{v[0]:.3f}** [{v[1]:.3f}, {v[2]:.3f}]" if v else "?"
+
+
+def script_commands(script, root, drop, **env):
+    """{run name: command} from `PRINT=1 ROOT=root scripts/experiments/SCRIPT`, the run directories shown relative
+    to the repository. DROP lists the script's variables a caller's environment must not change (the table
+    describes the script's defaults); ENV sets others (e.g. SEEDS="1")."""
+    full = dict(os.environ, PRINT="1", ROOT=root, **env)
+    for key in drop:
+        full.pop(key, None)
+    lines = subprocess.run(["bash", os.path.join(REPO, "scripts", "experiments", script)], env=full, check=True,
+                           capture_output=True, text=True).stdout.splitlines()
+    return {os.path.basename(line.rsplit(" --out ", 1)[1]): line.replace(os.path.abspath(root), shown(root))
+            for line in lines}
+
+
+def write_atomic(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def archive(out, group, extra=None):
+    """Copies a finished run's config.json, summary.txt and eval.txt (those it has), and the metrics records that
+    carry a validation measure plus the last one, to docs/results/runs/GROUP/<name>/: a few kB that
+    `tapegrad plot --run` and the table scripts read like the run itself, and EXTRA's {file name: text}. Returns that directory, or None
+    when OUT has not finished (an unfinished run is never archived, so an archive is always a whole run)."""
+    if not os.path.exists(os.path.join(out, "done")):
+        return None
+    dest = os.path.join(ARCHIVE, group, os.path.basename(os.path.normpath(out)))
+    rs = records(out)
+    kept = [r for r in rs if "valid_error" in r] + ([rs[-1]] if rs and "valid_error" not in rs[-1] else [])
+    for name in ("config.json", "summary.txt", "eval.txt"):
+        if os.path.exists(os.path.join(out, name)):
+            write_atomic(os.path.join(dest, name), open(os.path.join(out, name)).read())
+    write_atomic(os.path.join(dest, "metrics.jsonl"), "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
+    for name, text in (extra or {}).items():  # facts the table reads from files not archived (a checkpoint)
+        write_atomic(os.path.join(dest, name), text)
+    write_atomic(os.path.join(dest, "done"), "")
+    return dest
+
+
+def live_or_archived(out, group):
+    """OUT when it exists, else its archive under docs/results/runs/GROUP when there is one, else OUT."""
+    if os.path.isdir(out):
+        return out
+    kept = os.path.join(ARCHIVE, group, os.path.basename(os.path.normpath(out)))
+    return kept if os.path.isdir(kept) else out
