@@ -52,6 +52,7 @@ lr_schedule() {  # eps
 for method in $METHODS; do
   out=runs/autoencoders/${DATA}_$method
   [ -f "$out/done" ] && continue
+  [ -f "docs/results/runs/autoencoders/${DATA}_$method/done" ] && continue  # archived: finished in an earlier session
   case $method in
     nag17|nag_tanh_si|nag_tanh_vp)
       [ "$DATA" = curves ] || { echo "autoencoders.sh: $method is a CURVES run (the thesis's §7.3)" >&2; exit 2; } ;;

@@ -1,3 +1,9 @@
+# A finished run archived by a table script (scripts/experiments/runs.py) under docs/results/runs/GROUP/NAME,
+# GROUP the run's parent directory name (runs/zoo/x: zoo): a later session, whose runs/ is gone, does not
+# train it again.
+archive_of() { echo "docs/results/runs/$(basename "$(dirname "$1")")/$(basename "$1")"; }
+archived() { [ -f "$(archive_of "$1")/done" ]; }
+
 # Sourced by the experiment scripts: train_lane OUT ARGS... trains one run into OUT with `tapegrad train
 # ARGS`, resuming from OUT's checkpoint when there is one, and marks it OUT/done when the run ends by its
 # own budget (exit 0) or diverges (exit 3, kept as a result); a run cut short (killed, a session's end)
@@ -8,6 +14,7 @@ train_lane() {
   local out=$1
   shift
   [ -f "$out/done" ] && return 0
+  archived "$out" && return 0
   local args=("$@" --threads "${THREADS:-1}")
   [ -f "$out/checkpoint.npz" ] && args+=(--resume)
   mkdir -p "$(dirname "$out")"
@@ -28,6 +35,10 @@ train_lane() {
 eval_lane() {
   local out=$1 measure=$2
   shift 2
+  if [ ! -d "$out" ] && archived "$out"; then  # scored in an earlier session: its archive keeps eval.txt
+    echo "$out: $(grep -E "^$measure " "$(archive_of "$out")/eval.txt" | head -n 1) (archived)"
+    return 0
+  fi
   [ -f "$out/done" ] || return 0
   if [ ! -f "$out/eval.txt" ]; then
     "$TG" eval --run "$out" "$@" < /dev/null > "$out/eval.txt.tmp"
