@@ -10,7 +10,7 @@ import os
 import re
 import sys
 
-from runs import NUM, REPO, bold_interval, progress, script_commands, state
+from runs import NUM, REPO, bold_interval, live_or_archived, progress, script_commands, state
 
 ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(REPO, "runs", "krause")
 VALID = re.compile(rf"^valid part: .* bits per character {NUM}", re.M)
@@ -32,7 +32,7 @@ def commands():
 
 def facts(name):
     """(valid, test text, iterations, CPU s) of ROOT/<name>_s1, or its state in place of the scores."""
-    out = os.path.join(ROOT, name + "_s1")
+    out = live_or_archived(os.path.join(ROOT, name + "_s1"), "krause")
     s = state(out)
     if s == "not run":
         return s, s, 0, 0.0

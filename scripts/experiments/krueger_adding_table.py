@@ -8,18 +8,21 @@ import os
 import re
 import sys
 
-from runs import interval, progress, state
+from runs import archived_path, interval, live_or_archived, progress, state
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/krueger_adding"
 THESIS = {0: "4 of 9 below 1/12, 4 of 9 no better than a constant, mean 0.105",
           1: "8 of 9 below 1/12, mean 0.059"}
 
 runs = {}
-for name in sorted(os.listdir(ROOT)) if os.path.isdir(ROOT) else []:
+kept = os.path.dirname(archived_path(os.path.join(ROOT, "x"), "krueger_adding") or "")  # runs of earlier sessions
+names = set(os.listdir(ROOT) if os.path.isdir(ROOT) else []) | set(os.listdir(kept) if kept and os.path.isdir(kept) else [])
+for name in sorted(names):
     m = re.fullmatch(r"b([0-9.]+)_s(\d+)", name)
-    if not m or not os.path.isdir(os.path.join(ROOT, name)):
+    out = live_or_archived(os.path.join(ROOT, name), "krueger_adding")
+    if not m or not os.path.isdir(out):
         continue
-    beta, seed, out = float(m.group(1)), int(m.group(2)), os.path.join(ROOT, name)
+    beta, seed = float(m.group(1)), int(m.group(2))
     it, cpu = progress(out)
     mse = interval(out, "error_rate") if state(out) is None else None
     runs.setdefault(beta, []).append((seed, mse, it, cpu, os.path.exists(os.path.join(out, "done"))))

@@ -8,7 +8,7 @@ Usage: /usr/bin/python3 scripts/experiments/krueger_table.py [ROOT]   (ROOT defa
 import os
 import sys
 
-from runs import REPO, best_valid, bold_interval, progress, records, script_commands, state
+from runs import REPO, best_valid, bold_interval, live_or_archived, progress, records, script_commands, state
 
 ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(REPO, "runs", "krueger")
 
@@ -32,7 +32,7 @@ def commands():
 
 def run_facts(name):
     """(cell text, details row or None) for run ROOT/name; the details count the NaN rule's roll-backs."""
-    out = os.path.join(ROOT, name)
+    out = live_or_archived(os.path.join(ROOT, name), "krueger")
     if state(out) == "not run":
         return "not run", None
     rollbacks = sum("nan_rule" in r for r in records(out))

@@ -1,8 +1,11 @@
-# A finished run archived by a table script (scripts/experiments/runs.py) under docs/results/runs/GROUP/NAME,
-# GROUP the run's parent directory name (runs/zoo/x: zoo): a later session, whose runs/ is gone, does not
-# train it again.
+# A finished and scored run of the repository's runs/GROUP/NAME is archived (scripts/experiments/runs.py) under
+# docs/results/runs/GROUP/NAME: a later session, whose runs/ is gone, does not train it again. Runs under any
+# other ROOT are never archived nor stood in for. (The scripts run from the repository's root.)
 archive_of() { echo "docs/results/runs/$(basename "$(dirname "$1")")/$(basename "$1")"; }
-archived() { [ -f "$(archive_of "$1")/done" ]; }
+archived() {
+  [ "$(realpath -m "$(dirname "$1")")" = "$(realpath -m "runs/$(basename "$(dirname "$1")")")" ] &&
+    [ -f "$(archive_of "$1")/done" ]
+}
 
 # Sourced by the experiment scripts: train_lane OUT ARGS... trains one run into OUT with `tapegrad train
 # ARGS`, resuming from OUT's checkpoint when there is one, and marks it OUT/done when the run ends by its
@@ -44,5 +47,6 @@ eval_lane() {
     "$TG" eval --run "$out" "$@" < /dev/null > "$out/eval.txt.tmp"
     mv "$out/eval.txt.tmp" "$out/eval.txt"
   fi
+  /usr/bin/python3 scripts/experiments/runs.py archive "$out"  # runs/GROUP only: kept for later sessions
   echo "$out: $(grep -E "^$measure " "$out/eval.txt" | head -n 1)"
 }

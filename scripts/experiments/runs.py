@@ -91,16 +91,28 @@ def write_atomic(path, text):
     os.replace(path + ".tmp", path)
 
 
+def archived_path(out, group):
+    """Where run OUT is archived: docs/results/runs/GROUP/<name>, or None when OUT is not under the repository's
+    runs/GROUP (a scratch ROOT's runs are neither archived nor stood in for by the archive)."""
+    parent = os.path.realpath(os.path.dirname(os.path.abspath(os.path.normpath(out))))
+    if parent != os.path.join(os.path.realpath(REPO), "runs", group):
+        return None
+    return os.path.join(ARCHIVE, group, os.path.basename(os.path.normpath(out)))
+
+
 def archive(out, group, extra=None):
     """Copies a finished run's config.json, summary.txt and eval.txt (those it has), and the metrics records that
     carry a validation measure plus the last one, to docs/results/runs/GROUP/<name>/: a few kB that
     `tapegrad plot --run` and the table scripts read like the run itself, and EXTRA's {file name: text}. Returns that directory, or None
     when OUT has not finished (an unfinished run is never archived, so an archive is always a whole run)."""
-    if not os.path.exists(os.path.join(out, "done")):
+    dest = archived_path(out, group)
+    if dest is None or not os.path.exists(os.path.join(out, "done")):
         return None
-    dest = os.path.join(ARCHIVE, group, os.path.basename(os.path.normpath(out)))
     rs = records(out)
-    kept = [r for r in rs if "valid_error" in r] + ([rs[-1]] if rs and "valid_error" not in rs[-1] else [])
+    # validation records (the curves), the NaN rule's roll-backs (counted by krueger_table.py) and the last one
+    kept = [r for r in rs if "valid_error" in r or "nan_rule" in r]
+    if rs and rs[-1] not in kept:
+        kept.append(rs[-1])
     for name in ("config.json", "summary.txt", "eval.txt"):
         if os.path.exists(os.path.join(out, name)):
             write_atomic(os.path.join(dest, name), open(os.path.join(out, name)).read())
@@ -112,8 +124,17 @@ def archive(out, group, extra=None):
 
 
 def live_or_archived(out, group):
-    """OUT when it exists, else its archive under docs/results/runs/GROUP when there is one, else OUT."""
-    if os.path.isdir(out):
+    """The copy of run OUT that finished: OUT itself, else its archive (the scripts skip an archived run, so a live
+    directory beside a finished archive is a stale one), else OUT."""
+    if os.path.exists(os.path.join(out, "done")):
         return out
-    kept = os.path.join(ARCHIVE, group, os.path.basename(os.path.normpath(out)))
-    return kept if os.path.isdir(kept) else out
+    kept = archived_path(out, group)
+    return kept if kept and os.path.exists(os.path.join(kept, "done")) else out
+
+
+if __name__ == "__main__":  # python3 runs.py archive OUT: what lane.sh's eval_lane calls once it has scored OUT
+    import sys
+    if len(sys.argv) != 3 or sys.argv[1] != "archive":
+        sys.exit("usage: python3 scripts/experiments/runs.py archive OUT")
+    out = sys.argv[2]
+    archive(out, os.path.basename(os.path.dirname(os.path.abspath(os.path.normpath(out)))))

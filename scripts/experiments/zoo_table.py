@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-from runs import ARCHIVE, REPO, archive, live_or_archived, records, shown, state
+from runs import ARCHIVE, REPO, archive, archived_path, live_or_archived, records, shown, state
 
 ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(REPO, "runs", "zoo")
 TEST = re.compile(r"^(bpc|error_rate) ([0-9.e+-]+|nan|inf)(?:\s+95% interval \[([0-9.e+-]+), ([0-9.e+-]+)\])?", re.M)
@@ -25,7 +25,8 @@ TASKS = {"char": ("character-level language model (text, data/kjv.txt, T = 100, 
 def planned_runs():
     """(model, task, seed, out, command) for each run zoo.sh makes, in its order: every seed found under ROOT
     for the pair, or the first seed (a "not run" row) when the pair has none."""
-    seeds = sorted({int(m.group(1)) for d in glob.glob(os.path.join(ROOT, "*_s*")) + glob.glob(os.path.join(ARCHIVE, "zoo", "*_s*"))
+    kept = glob.glob(os.path.join(ARCHIVE, "zoo", "*_s*")) if archived_path(os.path.join(ROOT, "x"), "zoo") else []
+    seeds = sorted({int(m.group(1)) for d in glob.glob(os.path.join(ROOT, "*_s*")) + kept
                     if (m := re.search(r"_s(\d+)$", d)) and os.path.isdir(d)}) or [1]
     env = dict(os.environ, PRINT="1", ROOT=ROOT, SEEDS=" ".join(map(str, seeds)))
     for key in ("MODELS", "TASKS", "EVERY", "BUDGET"):  # the script's defaults, not a caller's
