@@ -1,5 +1,7 @@
 #include "bench/step_timings.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "ops/blas.h"
@@ -35,6 +37,14 @@ void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& 
     for (int32_t id : ran) tape.eval(id);
   });
   const size_t replay_pass = passes.size() - 1;
+  std::vector<double> in_step_ms;  // one per call, the warm-up's first
+  passes.push_back([&] {
+    blas::reset_gemm_clock();
+    blas::count_gemm_time(true);
+    obj.evaluate(theta, batch)->grad();
+    blas::count_gemm_time(false);
+    in_step_ms.push_back(blas::gemm_clock_ms());
+  });
   if (forward) passes.push_back([&] { obj.evaluate(theta, batch)->value(); });
   const std::string backend = blas::gemm_backend();
   const bool compare = backend != "openblas";
@@ -49,7 +59,13 @@ void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& 
   r.gnvp = t[1];
   r.gemm = t[2];
   r.replay = t[replay_pass];
-  if (forward) *forward = t[replay_pass + 1];
+  in_step_ms.erase(in_step_ms.begin());  // the warm-up round's
+  r.gemm_in_step.samples_ms = in_step_ms;
+  std::sort(in_step_ms.begin(), in_step_ms.end());
+  const size_t n = in_step_ms.size();
+  r.gemm_in_step.median_ms = n % 2 ? in_step_ms[n / 2] : 0.5 * (in_step_ms[n / 2 - 1] + in_step_ms[n / 2]);
+  r.gemm_in_step.min_ms = in_step_ms.front();
+  if (forward) *forward = t[replay_pass + 2];
   if (compare) r.gemm_openblas = t.back();
 }
 
@@ -73,6 +89,9 @@ nlohmann::json to_json(const StepTimings& t, int reps) {
           {"gemm_gflops", t.gemm_gflops()},
           {"fraction_of_gemm", t.gemm.median_ms / t.step.median_ms},
           {"replay_ms", t.replay.median_ms},
+          {"gemm_in_step_ms", t.gemm_in_step.median_ms},
+          {"gemm_in_step_efficiency", t.gemm_in_step_efficiency()},
+          {"gemm_in_step_samples_ms", t.gemm_in_step.samples_ms},
           {"replay_nodes", t.replayed_nodes},
           {"tape_nodes", t.tape_nodes},
           {"replay_samples_ms", t.replay.samples_ms},
@@ -91,10 +110,15 @@ std::string step_summary_rows(const StepTimings& t) {
                      t.gemm_openblas.min_ms);
   s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "replay: the step's nodes re-run, no build", t.replay.median_ms,
                    t.replay.min_ms);
+  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms inside the step", t.gemm_in_step.median_ms,
+                   t.gemm_in_step.min_ms);
   s += fmt::format("\nGN product / step       {:.3f}\n", t.gnvp.median_ms / t.step.median_ms);
   s += fmt::format("replay / step           {:.3f}   ({} of the tape's {} nodes evaluated by the step, re-run in order "
                    "on one thread: the graph's building is the rest)\n",
                    t.replay.median_ms / t.step.median_ms, t.replayed_nodes, t.tape_nodes);
+  s += fmt::format("gemm in step            {:.0f}% as fast as the same products alone (same-shape gemm efficiency; "
+                   "target >= 90%){}\n",
+                   100.0 * t.gemm_in_step_efficiency(), t.threads > 1 ? ", summed over the threads" : "");
   s += fmt::format("matrix-product work     {:.2f} GFLOP per step in {} shapes\n", t.step_gflop, t.shapes.size());
   s += fmt::format("achieved                {:.1f} GFLOP/s   (sgemm alone {:.1f} GFLOP/s: {:.0f}%)\n",
                    t.achieved_gflops(), t.gemm_gflops(), 100.0 * t.gemm.median_ms / t.step.median_ms);

@@ -25,11 +25,16 @@ struct StepTimings {
   // The nodes one step evaluated, re-run in tape order on its recorded tape (same batch, same θ, one
   // thread): the kernels without building the graph, what a replayed tape would cost (issue 25 item 5)
   Timing replay;
+  // The step's own matrix products, timed inside the step (the gemm clock, ops/blas.h; summed over the
+  // threads when the batch is split) on an extra step per round that is not the step timed above
+  Timing gemm_in_step;
   int64_t tape_nodes = 0, replayed_nodes = 0;
   std::vector<GemmShape> shapes;
   double step_gflop = 0;  // matrix-product work of one step
   double achieved_gflops() const { return step_gflop / (step.median_ms * 1e-3); }
   double gemm_gflops() const { return step_gflop / (gemm.median_ms * 1e-3); }
+  // Same-shape gemm efficiency: the products run alone over the same products inside a step (1: as fast)
+  double gemm_in_step_efficiency() const { return gemm.median_ms / gemm_in_step.median_ms; }
 };
 
 // Counts the step's matrix products on one gradient pass (r.shapes, r.step_gflop), then times side by

@@ -3,6 +3,8 @@
 #include <cblas.h>
 #include <dlfcn.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 
@@ -84,7 +86,27 @@ Choice choice_of(const std::string& choice) {
 
 // OpenBLAS until a backend is set: a program that never sets one gets the products it always had.
 Choice g_choice = Choice::openblas;
+
+std::atomic<bool> g_clock_on{false};
+std::atomic<int64_t> g_clock_ns{0};
+
+void sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+           float beta, float* c, int ldc) {
+  if (g_choice == Choice::onednn_large &&
+      static_cast<int64_t>(m) * static_cast<int64_t>(n) * static_cast<int64_t>(k) >= kOneDnnMinWork) {
+    const int status = onednn().sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (status != 0)  // e.g. out of memory for its packed copies: the library's failure, not a bug here
+      throw Error(fmt::format("dnnl_sgemm failed with status {} on a [{}, {}] x [{}, {}] product", status, m, k, k, n));
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
+              lda, b, ldb, beta, c, ldc);
+}
 }  // namespace
+
+void count_gemm_time(bool on) { g_clock_on.store(on, std::memory_order_relaxed); }
+void reset_gemm_clock() { g_clock_ns.store(0, std::memory_order_relaxed); }
+double gemm_clock_ms() { return static_cast<double>(g_clock_ns.load(std::memory_order_relaxed)) * 1e-6; }
 
 bool onednn_available(std::string* why_not) { return onednn_usable(why_not); }
 
@@ -105,15 +127,11 @@ std::string gemm_backend() {
 
 void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
-  if (g_choice == Choice::onednn_large &&
-      static_cast<int64_t>(m) * static_cast<int64_t>(n) * static_cast<int64_t>(k) >= kOneDnnMinWork) {
-    const int status = onednn().sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    if (status != 0)  // e.g. out of memory for its packed copies: the library's failure, not a bug here
-      throw Error(fmt::format("dnnl_sgemm failed with status {} on a [{}, {}] x [{}, {}] product", status, m, k, k, n));
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
-              lda, b, ldb, beta, c, ldc);
+  if (!g_clock_on.load(std::memory_order_relaxed)) return sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  const auto t0 = std::chrono::steady_clock::now();
+  sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  g_clock_ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(),
+                       std::memory_order_relaxed);
 }
 
 void gemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b,

@@ -31,6 +31,13 @@ std::string gemm_backend();
 bool onednn_available(std::string* why_not = nullptr);
 constexpr long kOneDnnMinWork = 1L << 17;
 
+// The gemm clock: while on, every float32 product adds its wall time to a process-wide total (all threads),
+// so `tapegrad bench` can compare a step's own products with the same shapes run alone (issue 25's
+// "same-shape GEMM efficiency"). Off by default: two clock reads per product are ~10% of a tiny one.
+void count_gemm_time(bool on);
+void reset_gemm_clock();
+double gemm_clock_ms();  // the total since the last reset
+
 // OpenBLAS's threads (one count for the process) and the threads of oneDNN's products called from
 // this thread (OpenMP keeps a count per thread; a thread that never sets one gets OpenMP's default,
 // every core).

@@ -1,7 +1,7 @@
 // The float32 gemm backends (ops/blas.h): oneDNN's sgemm, used for large products when libdnnl.so.2
 // loads, agrees with OpenBLAS on every transpose, leading dimension and beta; small products stay on
 // OpenBLAS bit for bit; a product repeats bit-identically at a fixed thread count; a bad choice is one
-// clear error.
+// clear error; the gemm clock counts products only while on.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -110,6 +110,25 @@ TEST(GemmBackend, BadChoiceIsOneClearError) {
   EXPECT_EQ(gemm_backend(), "openblas");
   EXPECT_EQ(resolve_gemm_backend("openblas"), "openblas");
   EXPECT_EQ(resolve_gemm_backend("auto"), onednn_available() ? "onednn" : "openblas");
+}
+
+// The gemm clock (tapegrad bench's same-shape efficiency) counts float32 products only while it is on,
+// and the count starts again at reset; it does not change a product.
+TEST(GemmClock, CountsProductsOnlyWhileOn) {
+  const Product p{false, false, 96, 80, 64, 0, 0.f};
+  reset_gemm_clock();
+  const std::vector<float> uncounted = run(p, "openblas");
+  EXPECT_EQ(gemm_clock_ms(), 0.0) << "the clock counted while off";
+  count_gemm_time(true);
+  const std::vector<float> counted = run(p, "openblas");
+  count_gemm_time(false);
+  const double after_one = gemm_clock_ms();
+  EXPECT_GT(after_one, 0.0) << "a product while the clock was on was not counted";
+  EXPECT_EQ(counted, uncounted);
+  run(p, "openblas");
+  EXPECT_EQ(gemm_clock_ms(), after_one) << "the clock counted after it was turned off";
+  reset_gemm_clock();
+  EXPECT_EQ(gemm_clock_ms(), 0.0);
 }
 
 }  // namespace
