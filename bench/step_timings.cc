@@ -1,12 +1,51 @@
 #include "bench/step_timings.h"
 
 #include <algorithm>
+#include <chrono>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "ops/blas.h"
 
 namespace tg::bench {
+
+namespace {
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Each node of `ran` re-run alone and timed, `rounds` times; per primitive the median of its rounds'
+// totals. The clock's reads (~20-40 ns a node) are inside the figures: this says where time goes, not
+// how long a step takes (that is r.replay).
+std::vector<OpTime> profile_by_op(Graph& tape, const std::vector<int32_t>& ran, int rounds) {
+  using clock = std::chrono::steady_clock;
+  std::map<std::string, std::vector<double>> ms;  // per op, one total per round
+  std::map<std::string, int64_t> nodes;
+  for (int32_t id : ran) ++nodes[tape.node(id).prim->name];
+  for (int round = 0; round < rounds; ++round) {
+    std::map<std::string, double> total;
+    for (int32_t id : ran) {
+      const auto t0 = clock::now();
+      tape.eval(id);
+      total[tape.node(id).prim->name] += std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    }
+    for (const auto& [op, t] : total) ms[op].push_back(t);
+  }
+  std::vector<OpTime> out;
+  for (const auto& [op, samples] : ms) out.push_back(OpTime{op, nodes[op], median_of(samples)});
+  std::sort(out.begin(), out.end(), [](const OpTime& a, const OpTime& b) { return a.ms > b.ms; });
+  return out;
+}
+
+nlohmann::json profile_json(const std::vector<OpTime>& profile) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const OpTime& o : profile) j.push_back({{"op", o.op}, {"nodes", o.nodes}, {"ms", o.ms}});
+  return j;
+}
+}  // namespace
 
 void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& batch, int reps, StepTimings& r,
                Timing* forward, optim::Objective* whole) {
@@ -61,10 +100,9 @@ void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& 
   r.replay = t[replay_pass];
   in_step_ms.erase(in_step_ms.begin());  // the warm-up round's
   r.gemm_in_step.samples_ms = in_step_ms;
-  std::sort(in_step_ms.begin(), in_step_ms.end());
-  const size_t n = in_step_ms.size();
-  r.gemm_in_step.median_ms = n % 2 ? in_step_ms[n / 2] : 0.5 * (in_step_ms[n / 2 - 1] + in_step_ms[n / 2]);
-  r.gemm_in_step.min_ms = in_step_ms.front();
+  r.gemm_in_step.median_ms = median_of(in_step_ms);
+  r.gemm_in_step.min_ms = *std::min_element(in_step_ms.begin(), in_step_ms.end());
+  r.profile = profile_by_op(tape, ran, std::min(reps, 5));
   if (forward) *forward = t[replay_pass + 2];
   if (compare) r.gemm_openblas = t.back();
 }
@@ -92,6 +130,7 @@ nlohmann::json to_json(const StepTimings& t, int reps) {
           {"gemm_in_step_ms", t.gemm_in_step.median_ms},
           {"gemm_in_step_efficiency", t.gemm_in_step_efficiency()},
           {"gemm_in_step_samples_ms", t.gemm_in_step.samples_ms},
+          {"profile", profile_json(t.profile)},
           {"replay_nodes", t.replayed_nodes},
           {"tape_nodes", t.tape_nodes},
           {"replay_samples_ms", t.replay.samples_ms},
@@ -125,6 +164,12 @@ std::string step_summary_rows(const StepTimings& t) {
   if (!t.gemm_openblas.samples_ms.empty())
     s += fmt::format("gemm backend            {}: {:.1f} GFLOP/s on the step's shapes, openblas {:.1f}\n",
                      blas::gemm_backend(), t.gemm_gflops(), t.step_gflop / (t.gemm_openblas.median_ms * 1e-3));
+  double total = 0;
+  for (const OpTime& o : t.profile) total += o.ms;
+  s += fmt::format("kernel time by op       (the step's nodes re-run one by one and timed; {:.2f} ms in all)\n", total);
+  for (size_t i = 0; i < t.profile.size() && i < 12; ++i)
+    s += fmt::format("  {:<22}{:>9.3f} ms {:>5.1f}%  {:>6} nodes\n", t.profile[i].op, t.profile[i].ms,
+                     total > 0 ? 100.0 * t.profile[i].ms / total : 0.0, t.profile[i].nodes);
   return s;
 }
 

@@ -14,6 +14,14 @@
 
 namespace tg::bench {
 
+// Where a step's kernel time goes: the nodes of one primitive (matmul, lstm_cell, add, ...) that a step
+// evaluates, and their kernels' time per step (each node of the recorded tape re-run and timed alone).
+struct OpTime {
+  std::string op;
+  int64_t nodes = 0;
+  double ms = 0;
+};
+
 struct StepTimings {
   std::string machine;
   int threads = 0;
@@ -28,6 +36,7 @@ struct StepTimings {
   // The step's own matrix products, timed inside the step (the gemm clock, ops/blas.h; summed over the
   // threads when the batch is split) on an extra step per round that is not the step timed above
   Timing gemm_in_step;
+  std::vector<OpTime> profile;  // by primitive, the most time first (median over up to 5 re-runs of the tape)
   int64_t tape_nodes = 0, replayed_nodes = 0;
   std::vector<GemmShape> shapes;
   double step_gflop = 0;  // matrix-product work of one step
@@ -41,7 +50,7 @@ struct StepTimings {
 // side over `reps` rounds: the forward pass (when `forward` is given), the step, a Gauss-Newton product
 // on a cached linearization and the step's gemms alone (r.step, r.gnvp, r.gemm; and through OpenBLAS,
 // r.gemm_openblas, when the backend is another), and the step's evaluated nodes re-run on its recorded tape
-// (r.replay). An objective that splits the batch between threads
+// (r.replay), then the replay's time by primitive (r.profile). An objective that splits the batch between threads
 // has no single tape: `whole` (the same objective, unsplit) is the one whose products are counted, and
 // the gemms alone run them on one thread.
 void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& batch, int reps, StepTimings& r,
