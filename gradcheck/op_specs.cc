@@ -30,6 +30,7 @@ const std::vector<OpSpec>& op_specs() {
       {"neg", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::neg(x[0])}; }},
       {"scale", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::scale(x[0], -2.5)}; }},
       {"add_scalar", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::add_scalar(x[0], 0.7) * x[0]}; }},
+      {"rsub_scalar", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::rsub_scalar(x[0], 0.7) * x[0]}; }},
       {"greater", {{3, 4}, {4}}, -1, 1, [](Graph&, In x) { return V{ops::greater(x[0], x[1]) * x[0]}; }},
       // sampling: zero derivative, so only x[0]'s own factor carries a gradient
       {"bernoulli", {{3, 4}}, -1, 1, [](Graph& g, In x) {

@@ -1,4 +1,4 @@
-// Arithmetic with numpy broadcasting: add sub mul div neg scale add_scalar greater.
+// Arithmetic with numpy broadcasting: add sub mul div neg scale add_scalar rsub_scalar greater.
 #include "ops/families.h"
 
 #include "ops/kernels.h"
@@ -202,6 +202,23 @@ Var div(Var a, Var b, Site site) {
   if (a.empty()) return {};
   return make(div_p, {a, b}, {}, site);
 }
+// y = c - x;  dy = -dx. One node for the `1 - x` of derivative rules (tanh's 1 - y², logistic's
+// y (1 - y)), which were a scalar fill and a broadcasting sub: the same arithmetic, one node fewer.
+const Primitive rsub_scalar_p{
+    "rsub_scalar", 1, same_shape,
+    [](const EvalArgs& a) {
+      Tensor y = Tensor::empty(a.shape, a.dtype);
+      TG_DISPATCH(a.dtype, T, {
+        const T c = static_cast<T>(a.attrs.scalar);
+        const T* x = a.in[0]->data<T>();
+        T* o = y.data<T>();
+        for (int64_t i = 0, n = y.size(); i < n; ++i) o[i] = c - x[i];
+      });
+      return y;
+    },
+    [](const RuleArgs& r, std::span<const Var> d) { return neg(d[0], r.site); },
+    [](const RuleArgs& r, Var yb, std::span<const bool>, std::span<Var> xb) { xb[0] = neg(yb, r.site); }};
+
 Var neg(Var x, Site site) {
   if (x.empty()) return {};
   return make(neg_p, {x}, {}, site);
@@ -216,6 +233,11 @@ Var add_scalar(Var x, double c, Site site) {
   Attrs at;
   at.scalar = c;
   return make(add_scalar_p, {x}, at, site);
+}
+Var rsub_scalar(Var x, double c, Site site) {
+  Attrs at;
+  at.scalar = c;
+  return make(rsub_scalar_p, {x}, at, site);
 }
 Var greater(Var a, Var b, Site site) { return make(greater_p, {a, b}, {}, site); }
 Var bernoulli(Var p, Var u, Site site) { return make(bernoulli_p, {p, u}, {}, site); }
@@ -250,7 +272,7 @@ Var sample_gaussian(Var mu, Rng& rng, double sigma, Site site) {
 }
 
 void register_arith(std::vector<const Primitive*>& r) {
-  for (const Primitive* p : {&add_p, &sub_p, &mul_p, &div_p, &neg_p, &scale_p, &add_scalar_p, &greater_p,
+  for (const Primitive* p : {&add_p, &sub_p, &mul_p, &div_p, &neg_p, &scale_p, &add_scalar_p, &rsub_scalar_p, &greater_p,
                              &bernoulli_p, &gaussian_p})
     r.push_back(p);
 }
@@ -268,11 +290,11 @@ Var operator-(VarAt a, double b) { return ops::add_scalar(a.v, -b, a.site); }
 Var operator*(VarAt a, double b) { return ops::scale(a.v, b, a.site); }
 Var operator/(VarAt a, double b) { return ops::scale(a.v, 1.0 / b, a.site); }
 Var operator+(double a, VarAt b) { return ops::add_scalar(b.v, a, b.site); }
-// a - x as one node (a broadcast scalar minus x), not a negation and a shift: one pass over x, not two
-// (the 1 - y of tanh's and logistic's derivative rules).
+// a - x as one node and one pass over x (rsub_scalar; it was a scalar fill and a broadcasting sub, two
+// nodes): the 1 - y of tanh's and logistic's derivative rules.
 Var operator-(double a, VarAt b) {
   if (b.v.empty()) return ops::add_scalar(ops::neg(b.v, b.site), a, b.site);
-  return ops::sub(ops::fill(*b.v.graph(), Shape{}, a, b.v.dtype(), b.site), b.v, b.site);
+  return ops::rsub_scalar(b.v, a, b.site);
 }
 Var operator*(double a, VarAt b) { return ops::scale(b.v, a, b.site); }
 Var operator/(double a, VarAt b) { return ops::scale(ops::pow(b.v, -1.0, b.site), a, b.site); }

@@ -31,6 +31,7 @@ Var div(Var a, Var b, Site site = Site::current());
 Var neg(Var x, Site site = Site::current());
 Var scale(Var x, double c, Site site = Site::current());       // c * x
 Var add_scalar(Var x, double c, Site site = Site::current());  // x + c
+Var rsub_scalar(Var x, double c, Site site = Site::current()); // c - x
 
 // ---- elementwise nonlinearities [*] -> [*] ----------------------------------------------------
 Var exp(Var x, Site site = Site::current());
