@@ -34,7 +34,7 @@ struct StepTimings {
   // thread): the kernels without building the graph, what a replayed tape would cost (issue 25 item 5)
   Timing replay;
   // The step's own matrix products, timed inside the step (the gemm clock, ops/blas.h; summed over the
-  // threads when the batch is split) on an extra step per round that is not the step timed above
+  // threads when the batch is split) on `reps` more steps after the rounds
   Timing gemm_in_step;
   std::vector<OpTime> profile;  // by primitive, the most time first (median over up to 5 re-runs of the tape)
   int64_t tape_nodes = 0, replayed_nodes = 0;
