@@ -92,11 +92,16 @@ void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& 
   r.replay = t[replay_pass];
   // after the rounds, not among them: an extra pass in a round moved a tiny model's other passes' times
   std::vector<double> in_step_ms;
+  struct ClockOn {  // off again however the step ends
+    ClockOn() { blas::count_gemm_time(true); }
+    ~ClockOn() { blas::count_gemm_time(false); }
+  };
   for (int i = 0; i < std::max(reps, 1); ++i) {
     blas::reset_gemm_clock();
-    blas::count_gemm_time(true);
-    obj.evaluate(theta, batch)->grad();
-    blas::count_gemm_time(false);
+    {
+      ClockOn on;
+      obj.evaluate(theta, batch)->grad();
+    }
     in_step_ms.push_back(blas::gemm_clock_ms());
   }
   r.gemm_in_step.samples_ms = in_step_ms;

@@ -50,7 +50,8 @@ struct StepTimings {
 // side over `reps` rounds: the forward pass (when `forward` is given), the step, a Gauss-Newton product
 // on a cached linearization and the step's gemms alone (r.step, r.gnvp, r.gemm; and through OpenBLAS,
 // r.gemm_openblas, when the backend is another), and the step's evaluated nodes re-run on its recorded tape
-// (r.replay), then the replay's time by primitive (r.profile). An objective that splits the batch between threads
+// (r.replay); then, after the rounds, the step's products timed inside `reps` more steps (r.gemm_in_step)
+// and the replay's time by primitive (r.profile). An objective that splits the batch between threads
 // has no single tape: `whole` (the same objective, unsplit) is the one whose products are counted, and
 // the gemms alone run them on one thread.
 void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& batch, int reps, StepTimings& r,
