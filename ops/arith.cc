@@ -98,6 +98,16 @@ const Primitive div_p{
       if (need[1]) xb[1] = unbroadcast(neg(mul(q, r.y, r.site), r.site), r.x[1].shape(), r.site);
     }};
 
+// y[i] = f(c, x[i]) with the attribute scalar c in x's type (as the kernels always took it: c rounded to
+// float32 once, then float32 arithmetic).
+template <class F>
+Tensor map_with_scalar(const EvalArgs& a, F f) {
+  return map_unary(a, [&](auto x) {
+    using T = decltype(x);
+    return static_cast<T>(f(static_cast<T>(a.attrs.scalar), x));
+  });
+}
+
 // y = -x (linear)
 const Primitive neg_p{
     "neg", 1, same_shape,
@@ -108,16 +118,7 @@ const Primitive neg_p{
 // y = c x (linear)
 const Primitive scale_p{
     "scale", 1, same_shape,
-    [](const EvalArgs& a) {
-      Tensor y = Tensor::empty(a.shape, a.dtype);
-      TG_DISPATCH(a.dtype, T, {
-        const T c = static_cast<T>(a.attrs.scalar);
-        const T* x = a.in[0]->data<T>();
-        T* o = y.data<T>();
-        for (int64_t i = 0, n = y.size(); i < n; ++i) o[i] = c * x[i];
-      });
-      return y;
-    },
+    [](const EvalArgs& a) { return map_with_scalar(a, [](auto c, auto x) { return c * x; }); },
     [](const RuleArgs& r, std::span<const Var> d) { return scale(d[0], r.attrs.scalar, r.site); },
     [](const RuleArgs& r, Var yb, std::span<const bool>, std::span<Var> xb) {
       xb[0] = scale(yb, r.attrs.scalar, r.site);
@@ -126,16 +127,7 @@ const Primitive scale_p{
 // y = x + c;  dy = dx
 const Primitive add_scalar_p{
     "add_scalar", 1, same_shape,
-    [](const EvalArgs& a) {
-      Tensor y = Tensor::empty(a.shape, a.dtype);
-      TG_DISPATCH(a.dtype, T, {
-        const T c = static_cast<T>(a.attrs.scalar);
-        const T* x = a.in[0]->data<T>();
-        T* o = y.data<T>();
-        for (int64_t i = 0, n = y.size(); i < n; ++i) o[i] = x[i] + c;
-      });
-      return y;
-    },
+    [](const EvalArgs& a) { return map_with_scalar(a, [](auto c, auto x) { return x + c; }); },
     [](const RuleArgs&, std::span<const Var> d) { return d[0]; },
     [](const RuleArgs&, Var yb, std::span<const bool>, std::span<Var> xb) { xb[0] = yb; }};
 
@@ -206,16 +198,7 @@ Var div(Var a, Var b, Site site) {
 // y (1 - y)), which were a scalar fill and a broadcasting sub: the same arithmetic, one node fewer.
 const Primitive rsub_scalar_p{
     "rsub_scalar", 1, same_shape,
-    [](const EvalArgs& a) {
-      Tensor y = Tensor::empty(a.shape, a.dtype);
-      TG_DISPATCH(a.dtype, T, {
-        const T c = static_cast<T>(a.attrs.scalar);
-        const T* x = a.in[0]->data<T>();
-        T* o = y.data<T>();
-        for (int64_t i = 0, n = y.size(); i < n; ++i) o[i] = c - x[i];
-      });
-      return y;
-    },
+    [](const EvalArgs& a) { return map_with_scalar(a, [](auto c, auto x) { return c - x; }); },
     [](const RuleArgs& r, std::span<const Var> d) { return neg(d[0], r.site); },
     [](const RuleArgs& r, Var yb, std::span<const bool>, std::span<Var> xb) { xb[0] = neg(yb, r.site); }};
 
