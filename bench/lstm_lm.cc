@@ -94,12 +94,13 @@ void CachedProducts::warm_up() {
 std::vector<Tensor> CachedProducts::jvp() { return lin_->jvp(v_parts_, {out_.logits}); }
 ParamVec CachedProducts::gnvp() { return lin_->gnvp(v_, ad::Block{{out_.logits}, out_.loss}); }
 
-namespace {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+namespace {
 double thread_cpu_ms() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);

@@ -83,6 +83,7 @@ struct Timing {
   double median_ms = 0, min_ms = 0;
   double cpu_median_ms = 0;  // this thread's CPU time: less sensitive to being descheduled
 };
+double median(std::vector<double> v);  // of a non-empty list
 std::vector<Timing> time_rounds(const std::vector<std::function<void()>>& passes, int reps, int warmup = 1);
 
 struct EngineBenchOptions {

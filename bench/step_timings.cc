@@ -11,12 +11,6 @@
 namespace tg::bench {
 
 namespace {
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Each node of `ran` re-run alone and timed, `rounds` times; per primitive the median of its rounds'
 // totals. The clock's reads (~20-40 ns a node) are inside the figures: this says where time goes, not
 // how long a step takes (that is r.replay).
@@ -35,7 +29,7 @@ std::vector<OpTime> profile_by_op(Graph& tape, const std::vector<int32_t>& ran, 
     for (const auto& [op, t] : total) ms[op].push_back(t);
   }
   std::vector<OpTime> out;
-  for (const auto& [op, samples] : ms) out.push_back(OpTime{op, nodes[op], median_of(samples)});
+  for (const auto& [op, samples] : ms) out.push_back(OpTime{op, nodes[op], median(samples)});
   std::sort(out.begin(), out.end(), [](const OpTime& a, const OpTime& b) { return a.ms > b.ms; });
   return out;
 }
@@ -105,7 +99,7 @@ void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& 
     in_step_ms.push_back(blas::gemm_clock_ms());
   }
   r.gemm_in_step.samples_ms = in_step_ms;
-  r.gemm_in_step.median_ms = median_of(in_step_ms);
+  r.gemm_in_step.median_ms = median(in_step_ms);
   r.gemm_in_step.min_ms = *std::min_element(in_step_ms.begin(), in_step_ms.end());
   r.profile = profile_by_op(tape, ran, std::min(reps, 5));
   if (forward) *forward = t[replay_pass + 1];
