@@ -25,6 +25,7 @@
 # Usage: DATA=fashion_mnist METHODS="nag m099" bash scripts/experiments/autoencoders.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/experiments/lane.sh  # archived: a run finished in an earlier session
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
 DATA=${DATA:-curves}
@@ -52,7 +53,7 @@ lr_schedule() {  # eps
 for method in $METHODS; do
   out=runs/autoencoders/${DATA}_$method
   [ -f "$out/done" ] && continue
-  [ -f "docs/results/runs/autoencoders/${DATA}_$method/done" ] && continue  # archived: finished in an earlier session
+  archived "$out" && continue
   case $method in
     nag17|nag_tanh_si|nag_tanh_vp)
       [ "$DATA" = curves ] || { echo "autoencoders.sh: $method is a CURVES run (the thesis's §7.3)" >&2; exit 2; } ;;

@@ -49,17 +49,16 @@ for data in ("curves", "fashion_mnist"):
         if not os.path.exists(os.path.join(run, "metrics.jsonl")):
             continue
         iteration, cpu = progress(run)
-        m = {"iteration": iteration, "cpu_seconds": cpu}
         done = os.path.exists(os.path.join(run, "done"))
         cfg = json.load(open(os.path.join(run, "config.json")))
-        where = (f"{m.get('cpu_seconds', 0):.0f} of {cfg.get('cpu_budget', 0):.0f} CPU s" if cfg["steps"] >= 10**7
-                    else f"{m.get('iteration', 0)} of {cfg['steps']} iterations")  # SGD and HF run to the budget
+        where = (f"{cpu:.0f} of {cfg.get('cpu_budget', 0):.0f} CPU s" if cfg["steps"] >= 10**7
+                 else f"{iteration} of {cfg['steps']} iterations")  # SGD and HF run to the budget
         status = "" if done else f" (running: {where})"
         ev = evaluate(run)
         if done and not run.startswith(ARCHIVE):
             archive(run, "autoencoders")
         tr, te = ev.get("training", {}), ev.get("test", {})
-        rows.append(f"| {label}{status} | {m.get('iteration', 0)} | {m.get('cpu_seconds', 0):.0f} | "
+        rows.append(f"| {label}{status} | {iteration} | {cpu:.0f} | "
                     f"{tr.get('sqerr', float('nan')):.3f} [{tr.get('low', float('nan')):.3f}, {tr.get('high', float('nan')):.3f}] | "
                     f"{tr.get('xent', float('nan')):.4f} | {te.get('sqerr', float('nan')):.3f} | {THESIS[data][key]:.3f} |")
         runs.append(run)

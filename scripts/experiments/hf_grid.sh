@@ -14,6 +14,7 @@
 # Usage: bash scripts/experiments/hf_grid.sh            (SEEDS=3 BUDGET=900 PROBLEMS="addition ..." TS="30 50")
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/experiments/lane.sh  # archived, archive_of: runs finished in an earlier session
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
 SEEDS=${SEEDS:-3}
@@ -38,12 +39,12 @@ for T in $TS; do
       for seed in $(seq 1 "$SEEDS"); do
         out=runs/hf_grid/${problem}_T${T}_${damping}_s$seed
         [ -f "$out/done" ] && continue
-        [ -f "docs/results/runs/hf_grid/$(basename "$out")/done" ] && continue  # archived by hf_grid_table.py
+        archived "$out" && continue  # archived by hf_grid_table.py
         read -r task options <<< "$(task_of "$problem")"
         task_options=$(echo "$options" | sed "s/}$/,\"T\":$T}/; s/{,/{/")
         if [ "$damping" = adam ]; then
           hf_run=runs/hf_grid/${problem}_T${T}_structural_s$seed
-          [ -f "$hf_run/done" ] || hf_run=docs/results/runs/hf_grid/$(basename "$hf_run")  # or its archive
+          [ -f "$hf_run/done" ] || hf_run=$(archive_of "$hf_run")
           [ -f "$hf_run/done" ] || continue  # its budget is that run's CPU time
           budget=$(/usr/bin/python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).read().split(' ', 1)[1])['cpu_seconds'])" "$hf_run/summary.txt")
           args=(--model rnn --task "$task" --optimizer adam --seed "$seed" --steps 100000000 --cpu-budget "$budget" --quiet
