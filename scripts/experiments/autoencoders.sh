@@ -22,6 +22,9 @@
 #                (784-400-200-200-200-200-100-50-25-6, 30% more parameters; the thesis: 0.067 against 0.078)
 #   nag_tanh_si  tanh units with sparse init (weights x 0.25, biases -0.5: the thesis's rescaling), ε / 8
 #   nag_tanh_vp  tanh units with Glorot & Bengio's variance-preserving init, ε / 8 (the thesis: SI 0.086, VP 0.098)
+#   nag_mu997    the NAG schedule capped at 0.997: the 0.999 step (iteration 83,333 of 250,000) turned CURVES's NAG
+#                run into the mean image (docs/results/autoencoders.md); is the last step the cause? (The ICML
+#                2013 paper's schedule has a cap mu_max as a setting: seed 000 digest, appendix B.)
 # Usage: DATA=fashion_mnist METHODS="nag m099" bash scripts/experiments/autoencoders.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -55,7 +58,7 @@ for method in $METHODS; do
   [ -f "$out/done" ] && continue
   archived "$out" && continue
   case $method in
-    nag17|nag_tanh_si|nag_tanh_vp)
+    nag17|nag_tanh_si|nag_tanh_vp|nag_mu997)
       [ "$DATA" = curves ] || { echo "autoencoders.sh: $method is a CURVES run (the thesis's §7.3)" >&2; exit 2; } ;;
   esac
   net=$encoder
@@ -72,6 +75,8 @@ for method in $METHODS; do
              --set "optimizer_options.lr=$(lr_schedule 0.000625)" --set "optimizer_options.momentum=$(mu_schedule 0.999)") ;;
     nag) args+=(--optimizer nag --steps "$steps" --set batch=200
                 --set "optimizer_options.lr=$(lr_schedule 0.005)" --set "optimizer_options.momentum=$(mu_schedule 0.999)") ;;
+    nag_mu997) args+=(--optimizer nag --steps "$steps" --set batch=200
+                      --set "optimizer_options.lr=$(lr_schedule 0.005)" --set "optimizer_options.momentum=$(mu_schedule 0.997)") ;;
     m099) args+=(--optimizer momentum --steps "$steps" --set batch=200
                  --set "optimizer_options.lr=$(lr_schedule 0.005)" --set "optimizer_options.momentum=$(mu_schedule 0.99)") ;;
     m09) args+=(--optimizer momentum --steps "$steps" --set batch=200
@@ -88,7 +93,7 @@ for method in $METHODS; do
         else
           args+=(--set batch=2000 --set curvature_batch=500)
         fi ;;
-    *) echo "autoencoders.sh: unknown method '$method' (nag m099 m09 sgd hf; CURVES also nag17 nag_tanh_si nag_tanh_vp)" >&2; exit 2 ;;
+    *) echo "autoencoders.sh: unknown method '$method' (nag m099 m09 sgd hf; CURVES also nag17 nag_tanh_si nag_tanh_vp nag_mu997)" >&2; exit 2 ;;
   esac
   [ -f "$out/checkpoint.npz" ] && args+=(--resume)
   mkdir -p runs/autoencoders
