@@ -271,7 +271,10 @@ std::vector<Var> jvp(std::span<const Var> outputs, std::span<const Var> inputs, 
   return result;
 }
 
-std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool independent) {
+std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool independent,
+                     std::span<const Tensor> into) {
+  if (!into.empty() && into.size() != wrt.size())
+    throw Error(fmt::format("vjp: {} destinations for {} nodes", into.size(), wrt.size()));
   std::vector<Var> result(wrt.size());
   if (seeds.empty() || wrt.empty()) return result;
   std::vector<Var> seed_nodes;
@@ -356,17 +359,22 @@ std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool
       Contributions& c = cot[wrt[i].id() - lo];
       if (!c.empty()) result[i] = sum_contributions(g, c, fresh, concats);
     }
-  // Known results get their values now, as eager nodes would have (and only what they need runs).
+  // Known results get their values now, as eager nodes would have (and only what they need runs),
+  // each into its destination if it has one (a node that is the result twice keeps the first).
+  for (size_t i = 0; i < into.size(); ++i)
+    if (!result[i].empty() && into[i].defined() && result[i].shape() == into[i].shape() &&
+        result[i].dtype() == into[i].dtype())
+      g.place(result[i], into[i]);
   g.evaluate_pending(result);
   return result;
 }
 
-std::vector<Var> grad(Var y, std::span<const Var> wrt) {
+std::vector<Var> grad(Var y, std::span<const Var> wrt, std::span<const Tensor> into) {
   if (y.shape().size() != 1)
     throw ShapeError(fmt::format("grad: output must be a scalar, got {}: {}", y.shape().str(),
                                  y.graph()->describe(y.id())));
   Seed s{y, ops::fill(*y.graph(), y.shape(), 1.0, y.dtype())};
-  return vjp(std::span<const Seed>(&s, 1), wrt);
+  return vjp(std::span<const Seed>(&s, 1), wrt, false, into);
 }
 
 Tensor value_or_zeros(Var v, const Shape& shape, DType dt) {
@@ -375,11 +383,21 @@ Tensor value_or_zeros(Var v, const Shape& shape, DType dt) {
 }
 
 ParamVec pack(const ParamSet& ps, std::span<const Tensor> parts) {
+  ParamVec v = ParamVec::empty(ps.layout(), ps.dtype());  // each part written once: copied, or zeros
+  pack_into(v, ps, parts);
+  return v;
+}
+
+void pack_into(ParamVec& v, const ParamSet& ps, std::span<const Tensor> parts) {
   if (static_cast<int32_t>(parts.size()) != ps.count())
     throw ShapeError(fmt::format("pack: {} tensors for {} parameters", parts.size(), ps.count()));
-  ParamVec v = ParamVec::empty(ps.layout(), ps.dtype());  // each part written once: copied, or zeros
+  if (!v.layout()) throw ShapeError("pack: into an empty parameter vector");
+  check_layout(*ps.layout(), *v.layout(), "pack");
   for (int32_t i = 0; i < ps.count(); ++i) {
     Tensor dst = v.part(i);
+    if (parts[i].defined() && parts[i].raw() == dst.raw() && parts[i].shape() == dst.shape() &&
+        parts[i].dtype() == dst.dtype())
+      continue;  // evaluated in place (Graph::place)
     if (!parts[i].defined()) {
       dst.fill(0);
       continue;
@@ -390,7 +408,6 @@ ParamVec pack(const ParamSet& ps, std::span<const Tensor> parts) {
     Tensor src = parts[i].astype(v.dtype());
     std::memcpy(dst.raw(), src.raw(), static_cast<size_t>(src.size()) * dtype_size(src.dtype()));
   }
-  return v;
 }
 
 std::vector<Tensor> unpack(const ParamVec& v) {
@@ -403,10 +420,14 @@ std::pair<double, ParamVec> value_and_grad(Var loss) {
   Graph& g = *loss.graph();
   if (!g.params()) throw Error("value_and_grad: the loss's graph has no bound ParamSet (g.bind(params))");
   std::vector<Var> leaves = g.param_leaves();
-  std::vector<Var> gs = grad(loss, leaves);
+  ParamVec flat = ParamVec::empty(g.params()->layout(), g.params()->dtype());
+  std::vector<Tensor> into;
+  for (int32_t i = 0; i < g.params()->count(); ++i) into.push_back(flat.part(i));
+  std::vector<Var> gs = grad(loss, leaves, into);  // the gradients' kernels write into flat where they can
   std::vector<Tensor> parts;
   for (size_t i = 0; i < leaves.size(); ++i) parts.push_back(value_or_zeros(gs[i], leaves[i].shape(), leaves[i].dtype()));
-  return {loss.value().item(), pack(*g.params(), parts)};
+  pack_into(flat, *g.params(), parts);
+  return {loss.value().item(), flat};
 }
 
 }  // namespace tg::ad

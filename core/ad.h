@@ -26,16 +26,21 @@ struct Seed {
 // With `independent`, the wrt nodes are treated as independent variables: cotangents stop at them
 // instead of flowing on through one wrt node into another (the hidden pre-activations of an RNN
 // feed each other; a curvature block's head is a function of them taken separately).
-std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool independent = false);
+// `into` (empty, or one tensor per wrt node, undefined to skip): where results evaluated by this call
+// put their values (Graph::place), e.g. the parts of a flat gradient vector.
+std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool independent = false,
+                     std::span<const Tensor> into = {});
 
-// Gradient of a scalar node.
-std::vector<Var> grad(Var y, std::span<const Var> wrt);
+// Gradient of a scalar node (`into` as for vjp).
+std::vector<Var> grad(Var y, std::span<const Var> wrt, std::span<const Tensor> into = {});
 
 // Zeros for an empty (symbolic zero) derivative, else the node's value.
 Tensor value_or_zeros(Var v, const Shape& shape, DType dt);
 
 // ParamVec <-> per-parameter tensors, in the layout of `ps`.
 ParamVec pack(const ParamSet& ps, std::span<const Tensor> parts);
+// The same into v (ps's layout): parts already in their place in v's buffer are not copied.
+void pack_into(ParamVec& v, const ParamSet& ps, std::span<const Tensor> parts);
 std::vector<Tensor> unpack(const ParamVec& v);
 
 // Loss value and gradient over the parameters bound to the loss's graph (g.bind(ps)).

@@ -1,6 +1,9 @@
 #include "core/graph.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 #include "core/error.h"
@@ -23,6 +26,34 @@ DType Var::dtype() const { return g_->node(id_).dtype; }
 const Tensor& Var::value() const { return g_->value(id_); }
 
 Graph::Graph(GraphOptions opt) : opt_(opt) {}
+
+namespace {
+// Order-sensitive 64-bit mix of a buffer's words (with its tail bytes): cheap enough for builds with
+// asserts, where it tells whether a shared θ was written while a graph read it.
+uint64_t fingerprint(const Tensor& t) {
+  const auto* bytes = static_cast<const unsigned char*>(t.raw());
+  const std::size_t n = static_cast<std::size_t>(t.size()) * dtype_size(t.dtype());
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, bytes + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+  return h;
+}
+}  // namespace
+
+Graph::~Graph() {
+#ifndef NDEBUG
+  if (shared_fingerprint_ && fingerprint(param_values_) != *shared_fingerprint_) {
+    std::fprintf(stderr, "graph: the θ given to bind_shared was written in place while the graph read it\n");
+    std::abort();
+  }
+#endif
+}
 
 Var Graph::push(Node n, Tensor value) {
   nodes_.push_back(std::move(n));
@@ -67,14 +98,29 @@ void Graph::bind(const ParamSet& ps, std::span<const Var> leaves) {
 }
 
 void Graph::bind(const ParamSet& ps, const ParamVec& at) {
+  bind_checked(ps, at);
+  // the snapshot: later writes to `at` (an optimizer's step) do not change this graph
+  param_values_ = at.dtype() == ps.dtype() ? at.flat().clone() : at.flat().astype(ps.dtype());
+}
+
+void Graph::bind_checked(const ParamSet& ps, const ParamVec& at) {
   bind(ps);
   if (param_values_.defined() || std::any_of(param_leaf_.begin(), param_leaf_.end(), [](int32_t l) { return l >= 0; }))
     throw Error("graph: bind at θ after parameters were bound");
   if (at.layout()) check_layout(*ps.layout(), *at.layout(), "graph: bind at θ");
   if (at.size() != ps.numel())
     throw ShapeError(fmt::format("graph: bind at θ with {} values for {} parameters", at.size(), ps.numel()));
-  // the snapshot: later writes to `at` (an optimizer's step) do not change this graph
-  param_values_ = at.dtype() == ps.dtype() ? at.flat().clone() : at.flat().astype(ps.dtype());
+}
+
+void Graph::bind_shared(const ParamSet& ps, const ParamVec& at) {
+  if (at.dtype() != ps.dtype())
+    throw Error(fmt::format("graph: bind_shared at a {} θ for {} parameters (bind converts, bind_shared reads in place)",
+                            dtype_name(at.dtype()), dtype_name(ps.dtype())));
+  bind_checked(ps, at);
+  param_values_ = at.flat();  // the caller's buffer
+#ifndef NDEBUG
+  shared_fingerprint_ = fingerprint(param_values_);
+#endif
 }
 
 Var Graph::operator[](ParamId p) {
@@ -203,6 +249,17 @@ void Graph::set_value(Var p, Tensor value) {
 
 void Graph::eval(int32_t id) { run_kernel(id); }
 
+bool Graph::place(Var v, Tensor destination) {
+  if (v.graph() != this) throw Error("graph: place on a node of another graph");
+  const Node& n = nodes_[v.id()];
+  if (!destination.defined() || destination.shape() != n.shape || destination.dtype() != n.dtype)
+    throw ShapeError(fmt::format("graph: place {} {} for {}", destination.shape().str(),
+                                 dtype_name(destination.dtype()), describe(v.id())));
+  if (!pending(v.id())) return false;
+  placed_[v.id()] = std::move(destination);
+  return true;
+}
+
 void Graph::run_kernel(int32_t id) const {
   const Node& n = nodes_[id];
   if (n.prim->arity == 0 && n.in.empty() && n.prim->eval == no_eval) return;  // leaves keep their value
@@ -211,7 +268,21 @@ void Graph::run_kernel(int32_t id) const {
   if (n.in.size() > 8) many.resize(n.in.size());
   const Tensor** a = n.in.size() > 8 ? many.data() : args;
   for (size_t i = 0; i < n.in.size(); ++i) a[i] = &value(n.in[i]);
-  values_[id] = n.prim->eval(EvalArgs{std::span<const Tensor* const>(a, n.in.size()), n.attrs, n.shape, n.dtype});
+  Tensor destination;
+  if (!placed_.empty()) {
+    auto it = placed_.find(id);
+    if (it != placed_.end()) {
+      destination = std::move(it->second);
+      placed_.erase(it);
+    }
+  }
+  values_[id] = n.prim->eval(EvalArgs{std::span<const Tensor* const>(a, n.in.size()), n.attrs, n.shape, n.dtype,
+                                      destination.defined() ? &destination : nullptr});
+  if (destination.defined() && values_[id].raw() != destination.raw() && values_[id].shape() == n.shape &&
+      values_[id].dtype() == n.dtype) {  // a kernel that ignores destinations (a view, an elementwise op)
+    std::memcpy(destination.raw(), values_[id].raw(), static_cast<size_t>(n.shape.size()) * dtype_size(n.dtype));
+    values_[id] = std::move(destination);
+  }
   TG_ASSERT(values_[id].shape() == n.shape && values_[id].dtype() == n.dtype, "{}: kernel returned {} for {}",
             n.prim->name, values_[id].shape().str(), n.shape.str());
   ++evals_[id];

@@ -59,6 +59,7 @@ Linearization::Linearization(std::vector<Var> wrt, Var loss) : wrt_(std::move(wr
 
 Linearization::Linearization(Var loss) : Linearization(loss.graph()->param_leaves(), loss) {
   if (!loss.graph()->params()) throw Error("linearize: the loss's graph has no bound ParamSet (g.bind(params))");
+  over_params_ = true;
 }
 
 uint64_t Linearization::primal_reevaluations() const {
@@ -94,8 +95,15 @@ std::vector<Shape> shapes(const std::vector<Var>& vs) {
 
 const std::vector<Tensor>& Linearization::grad() {
   if (grad_vars_.empty()) {
-    grad_vars_ = ad::grad(loss_, wrt_);
+    std::vector<Tensor> into;
+    if (over_params_) {  // the weight gradients' products write straight into the flat vector grad_vec returns
+      const ParamSet& ps = *graph().params();
+      grad_flat_ = ParamVec::empty(ps.layout(), ps.dtype());
+      for (int32_t i = 0; i < ps.count(); ++i) into.push_back(grad_flat_.part(i));
+    }
+    grad_vars_ = ad::grad(loss_, wrt_, into);
     for (size_t i = 0; i < wrt_.size(); ++i) grad_.push_back(value_or_zeros(grad_vars_[i], wrt_[i].shape(), wrt_[i].dtype()));
+    if (over_params_) ad::pack_into(grad_flat_, *graph().params(), grad_);
   }
   return grad_;
 }
@@ -207,7 +215,13 @@ ParamVec Linearization::to_vec(const std::vector<Tensor>& parts) const {
   return pack(*loss_.graph()->params(), parts);
 }
 
-ParamVec Linearization::grad_vec() { return to_vec(grad()); }
+ParamVec Linearization::grad_vec() {
+  if (over_params_) {
+    grad();
+    return grad_flat_;  // shares its buffer with the gradient nodes' values, as Evaluation::grad's cache
+  }
+  return to_vec(grad());
+}
 ParamVec Linearization::hvp(const ParamVec& v) { return to_vec(hvp(to_parts(v))); }
 ParamVec Linearization::gnvp(const ParamVec& v, const Block& block) { return to_vec(gnvp(to_parts(v), block)); }
 ParamVec Linearization::gnvp(const ParamVec& v, std::span<const Block> blocks, std::span<const double> weights) {

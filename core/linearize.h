@@ -89,6 +89,8 @@ class Linearization {
   uint64_t primal_evals_at_start_ = 0;
   std::vector<Var> grad_vars_;
   std::vector<Tensor> grad_;
+  bool over_params_ = false;  // built by Linearization(loss): wrt are the bound set's leaves, in order
+  ParamVec grad_flat_;        // then the gradient's parts are evaluated into this vector (grad_vec)
   std::map<std::string, std::unique_ptr<Segment>> segments_;
 };
 

@@ -29,6 +29,9 @@ struct EvalArgs {
   const Attrs& attrs;
   const Shape& shape;  // output shape, already checked
   DType dtype;         // output dtype
+  // When set (Graph::place): a tensor of the output's shape and dtype that the kernel may write its
+  // result into and return, e.g. a parameter's part of the flat gradient vector. Kernels may ignore it.
+  Tensor* out = nullptr;
 };
 
 struct RuleArgs {

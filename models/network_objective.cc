@@ -70,7 +70,12 @@ std::unique_ptr<optim::Evaluation> NetworkObjective::evaluate(const ParamVec& th
   const tasks::Images& b = tasks::data_as<tasks::Images>(d);
   if (b.size() < 1) throw Error("objective: an empty batch of images");
   auto g = std::make_unique<Graph>(GraphOptions{.check_finite = opt_.check_finite});
-  g->bind(net_->params(), theta);  // one copy of θ; params() keeps the initial values (Objective's contract)
+  // θ read in place when it has the parameters' dtype (Objective::evaluate's contract: the caller leaves it
+  // unchanged while the evaluation lives); params() keeps the initial values
+  if (theta.dtype() == net_->params().dtype())
+    g->bind_shared(net_->params(), theta);
+  else
+    g->bind(net_->params(), theta);
   const DType dt = net_->params().dtype();
   Var x = g->input(b.inputs.astype(dt));
   Network::Forward f = net_->forward(*g, x, b.keep);

@@ -20,7 +20,7 @@ Tensor matmul_eval(const EvalArgs& a) {
   const Shape& bs = a.in[1]->shape();
   const int m = static_cast<int>(a.shape[0]), n = static_cast<int>(a.shape[1]);
   const int k = static_cast<int>(a.attrs.ta ? as[0] : as[1]);
-  Tensor y = Tensor::empty(a.shape, a.dtype);
+  Tensor y = a.out ? *a.out : Tensor::empty(a.shape, a.dtype);
   if (k == 0) {
     y.fill(0);
     return y;

@@ -65,6 +65,8 @@ class Objective {
  public:
   virtual ~Objective() = default;
   virtual const ParamSet& params() const = 0;  // layout, dtype and the initial values
+  // The evaluation may read θ's buffer instead of a copy of it: leave θ unchanged while the evaluation
+  // lives (an optimizer's step makes a new vector; it never writes the one it evaluated at).
   virtual std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Data& b) = 0;
   virtual double value(const ParamVec& theta, const Data& b) { return evaluate(theta, b)->value(); }
   // Sequences a forward pass over b touches (for "minibatches processed" accounting).

@@ -102,6 +102,65 @@ TEST(Params, BindAtThetaCopiesThetaOnceAndLeavesTheSetAlone) {
   EXPECT_EQ(g3[a].value().to_vector(), (std::vector<double>{2.0, 2.0}));
 }
 
+TEST(Graph, PlaceEvaluatesAPendingNodeIntoItsDestination) {
+  Graph g;
+  Var a = g.input(Tensor::from({2, 2}, std::vector<double>{1, 2, 3, 4}, DType::f64));
+  Tensor buffer = Tensor::full({6}, -1.0, DType::f64);
+  Var known = ops::matmul(a, a);
+  EXPECT_FALSE(g.place(known, buffer.view(0, {2, 2}))) << "already evaluated";
+  const bool was = g.set_deferred(true);
+  Var p = ops::matmul(a, a);  // pending
+  Var q = ops::neg(a);        // pending; neg's kernel allocates its own output: copied in
+  g.set_deferred(was);
+  EXPECT_THROW(g.place(p, buffer.view(0, {4})), ShapeError);
+  EXPECT_TRUE(g.place(p, buffer.view(1, {2, 2})));
+  EXPECT_EQ(p.value().raw(), buffer.view(1, {2, 2}).raw());
+  EXPECT_EQ(buffer.to_vector(), (std::vector<double>{-1, 7, 10, 15, 22, -1}));
+  Tensor other = Tensor::zeros({2, 2}, DType::f64);
+  EXPECT_TRUE(g.place(q, other));
+  EXPECT_EQ(q.value().raw(), other.raw());
+  EXPECT_EQ(other.to_vector(), (std::vector<double>{-1, -2, -3, -4}));
+}
+
+TEST(Params, BindSharedReadsThetaInPlace) {
+  ParamSet ps(DType::f64);
+  ParamId a = ps.add("a", Tensor::from({2}, std::vector<double>{1.0, -2.0}, DType::f64));
+  ParamId b = ps.add("b", Tensor::from({1, 3}, std::vector<double>{3.0, 4.0, 5.0}, DType::f64));
+  ParamVec theta = ps.values().clone();
+  theta.fill(0.5);
+  {
+    Graph g;
+    g.bind_shared(ps, theta);
+    EXPECT_EQ(g[a].value().raw(), theta.part(a.index).raw()) << "a view of θ's buffer, not a copy";
+    EXPECT_EQ(g[b].value().to_vector(), (std::vector<double>{0.5, 0.5, 0.5}));
+    auto [value, grad] = ad::value_and_grad(ops::sum(ops::square(g[a])));
+    EXPECT_DOUBLE_EQ(value, 0.5);
+    EXPECT_EQ(grad.flat().to_vector(), (std::vector<double>{1.0, 1.0, 0.0, 0.0, 0.0}));
+    EXPECT_EQ(ps.value(a).to_vector(), (std::vector<double>{1.0, -2.0})) << "the set keeps its own values";
+    EXPECT_THROW(g.bind_shared(ps, theta), Error) << "leaves already read θ";
+  }
+  theta.fill(9.0);  // after the graph: allowed
+  Graph g2;
+  EXPECT_THROW(g2.bind_shared(ps, ParamVec(ps.layout(), DType::f32)), Error) << "bind_shared does not convert";
+}
+
+TEST(ParamsDeathTest, BindSharedThetaWrittenWhileTheGraphLivesAborts) {
+#ifdef NDEBUG
+  GTEST_SKIP() << "the check runs in builds with asserts (scripts/sanitize.sh)";
+#else
+  ParamSet ps(DType::f64);
+  ps.add("a", Tensor::from({2}, std::vector<double>{1.0, -2.0}, DType::f64));
+  EXPECT_DEATH(
+      {
+        ParamVec theta = ps.values().clone();
+        Graph g;
+        g.bind_shared(ps, theta);
+        theta.fill(9.0);
+      },
+      "written in place while the graph read it");
+#endif
+}
+
 TEST(Params, ParamVecAlgebra) {
   ParamSet ps(DType::f32);
   ps.add("a", {2, 2}, init::constant(1.0));

@@ -63,6 +63,34 @@ TEST(Linearize, PrimalIsEvaluatedOnceAcross50JvpAndVjpCalls) {
   EXPECT_EQ(lin.segments(), 4u) << "each product kind builds its segment once";
 }
 
+TEST(Linearize, GradientsAreEvaluatedIntoTheFlatVector) {
+  // w reaches the loss through a product (its gradient is a product: written in place), v through an
+  // elementwise op (its gradient kernel ignores the destination: copied), u not at all (zeros)
+  ParamSet ps(DType::f64);
+  Rng rng(5);
+  ParamId w = ps.add("w", {3, 2}, init::normal(1.0), &rng);
+  ParamId v = ps.add("v", {2}, init::normal(1.0), &rng);
+  ps.add("u", {4}, init::normal(1.0), &rng);
+  Tensor x = Tensor::from({5, 3}, std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, DType::f64);
+  auto build = [&](Graph& g) {
+    g.bind(ps);
+    return ops::add(ops::sum(ops::tanh(ops::matmul(g.input(x), g[w]))), ops::sum(ops::square(g[v])));
+  };
+  Graph g;
+  ad::Linearization lin(build(g));
+  const ParamVec flat = lin.grad_vec();
+  EXPECT_EQ(lin.grad()[0].raw(), flat.part(0).raw()) << "the product wrote into the flat vector";
+  EXPECT_EQ(flat.flat().raw(), lin.grad_vec().flat().raw()) << "one vector, not a copy per call";
+  Graph g2;  // the reference: the same gradient over explicit leaves, packed by copying
+  Var loss2 = build(g2);
+  ad::Linearization ref(g2.param_leaves(), loss2);
+  EXPECT_EQ(flat.flat().to_vector(), ad::pack(ps, ref.grad()).flat().to_vector());
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(flat.flat().to_vector()[6 + 2 + i], 0.0) << "u's part is zeros";
+  Graph g3;
+  auto [value, grad] = ad::value_and_grad(build(g3));
+  EXPECT_EQ(grad.flat().to_vector(), flat.flat().to_vector());
+}
+
 TEST(Linearize, CachedProductsEqualFreshOnes) {
   TinyRnn net;
   Rng rng(11);
