@@ -360,7 +360,8 @@ std::vector<Var> vjp(std::span<const Seed> seeds, std::span<const Var> wrt, bool
       if (!c.empty()) result[i] = sum_contributions(g, c, fresh, concats);
     }
   // Known results get their values now, as eager nodes would have (and only what they need runs),
-  // each into its destination if it has one (a node that is the result twice keeps the first).
+  // each into its destination if it has one (a node that is the result twice goes into the first; the
+  // caller copies it into the second).
   for (size_t i = 0; i < into.size(); ++i)
     if (!result[i].empty() && into[i].defined() && result[i].shape() == into[i].shape() &&
         result[i].dtype() == into[i].dtype())

@@ -44,6 +44,8 @@ void pack_into(ParamVec& v, const ParamSet& ps, std::span<const Tensor> parts);
 std::vector<Tensor> unpack(const ParamVec& v);
 
 // Loss value and gradient over the parameters bound to the loss's graph (g.bind(ps)).
+// The gradient shares its buffer with the gradient nodes' values on the tape: clone it before writing
+// while the graph is still used.
 std::pair<double, ParamVec> value_and_grad(Var loss);
 
 }  // namespace tg::ad

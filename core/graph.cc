@@ -129,7 +129,8 @@ Var Graph::operator[](ParamId p) {
     throw Error(fmt::format("graph: parameter index {} out of range", p.index));
   if (param_leaf_.size() < static_cast<size_t>(params_->count())) param_leaf_.resize(params_->count(), -1);
   if (param_leaf_[p.index] >= 0) return Var(this, param_leaf_[p.index]);
-  // a snapshot: later optimizer steps do not change this graph
+  // a snapshot (later optimizer steps do not change this graph), or after bind_shared a view of the
+  // caller's θ, which the caller leaves unchanged while the graph lives
   Tensor v = param_values_.defined() ? param_values_.view(params_->layout()->entries[p.index].offset, params_->shape(p))
                                      : params_->value(p).clone();
   Attrs a;
@@ -256,8 +257,17 @@ bool Graph::place(Var v, Tensor destination) {
     throw ShapeError(fmt::format("graph: place {} {} for {}", destination.shape().str(),
                                  dtype_name(destination.dtype()), describe(v.id())));
   if (!pending(v.id())) return false;
-  placed_[v.id()] = std::move(destination);
-  return true;
+  // a product writing over its own operands would read what it has written
+  const auto* lo = static_cast<const char*>(destination.raw());
+  const auto* hi = lo + destination.size() * static_cast<int64_t>(dtype_size(destination.dtype()));
+  for (int32_t in : n.in) {
+    const Tensor& t = values_[in];
+    if (!t.defined()) continue;
+    const auto* a = static_cast<const char*>(t.raw());
+    if (a < hi && lo < a + t.size() * static_cast<int64_t>(dtype_size(t.dtype())))
+      throw Error(fmt::format("graph: place's destination overlaps an input of {}", describe(v.id())));
+  }
+  return placed_.try_emplace(v.id(), std::move(destination)).second;  // a node placed twice keeps the first
 }
 
 void Graph::run_kernel(int32_t id) const {

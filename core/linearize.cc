@@ -94,16 +94,21 @@ std::vector<Shape> shapes(const std::vector<Var>& vs) {
 }  // namespace
 
 const std::vector<Tensor>& Linearization::grad() {
-  if (grad_vars_.empty()) {
+  if (grad_vars_.empty()) {  // built in locals: an exception leaves nothing half-made behind
     std::vector<Tensor> into;
+    ParamVec flat;
     if (over_params_) {  // the weight gradients' products write straight into the flat vector grad_vec returns
       const ParamSet& ps = *graph().params();
-      grad_flat_ = ParamVec::empty(ps.layout(), ps.dtype());
-      for (int32_t i = 0; i < ps.count(); ++i) into.push_back(grad_flat_.part(i));
+      flat = ParamVec::empty(ps.layout(), ps.dtype());
+      for (int32_t i = 0; i < ps.count(); ++i) into.push_back(flat.part(i));
     }
-    grad_vars_ = ad::grad(loss_, wrt_, into);
-    for (size_t i = 0; i < wrt_.size(); ++i) grad_.push_back(value_or_zeros(grad_vars_[i], wrt_[i].shape(), wrt_[i].dtype()));
-    if (over_params_) ad::pack_into(grad_flat_, *graph().params(), grad_);
+    std::vector<Var> vars = ad::grad(loss_, wrt_, into);
+    std::vector<Tensor> parts;
+    for (size_t i = 0; i < wrt_.size(); ++i) parts.push_back(value_or_zeros(vars[i], wrt_[i].shape(), wrt_[i].dtype()));
+    if (over_params_) ad::pack_into(flat, *graph().params(), parts);
+    grad_flat_ = std::move(flat);
+    grad_ = std::move(parts);
+    grad_vars_ = std::move(vars);
   }
   return grad_;
 }

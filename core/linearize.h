@@ -68,7 +68,7 @@ class Linearization {
   std::vector<Tensor> gnvp(std::span<const Tensor> v, std::span<const Block> blocks, std::span<const double> weights);
 
   // ParamVec versions (need the bound-ParamSet constructor).
-  ParamVec grad_vec();
+  ParamVec grad_vec();  // over the bound set: one vector, shared with the gradient nodes' values (read only)
   ParamVec hvp(const ParamVec& v);
   ParamVec gnvp(const ParamVec& v, const Block& block);
   ParamVec gnvp(const ParamVec& v, std::span<const Block> blocks, std::span<const double> weights);

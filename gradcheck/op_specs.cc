@@ -109,6 +109,8 @@ const std::vector<OpSpec>& op_specs() {
       {"gru_update_vjp", {{3, 5}, {3, 5}, {3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) {
          return V{ops::gru_update_vjp(x[0], x[1], x[2], x[3])};
        }},
+      {"logistic_vjp", {{3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::logistic_vjp(x[0], x[1])}; }},
+      {"tanh_vjp", {{3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::tanh_vjp(x[0], x[1])}; }},
       // one node in two places (its derivative must be counted once per place, not twice)
       {"gru_update_aliased", {{3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::gru_update(x[0], x[0], x[1])}; }},
       {"gru_update_vjp_aliased", {{3, 5}, {3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) {

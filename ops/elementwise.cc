@@ -60,6 +60,15 @@ Var d_sqrt(Var, Var y, Site s) { return scale(pow(y, -1.0, s), 0.5, s); }  // 1 
 Var d_abs(Var x, Var, Site s) { return sign(x, s); }
 Var d_sin(Var x, Var, Site s) { return cos(x, s); }
 Var d_cos(Var x, Var, Site s) { return neg(sin(x, s), s); }  // -sin x
+
+// logistic's and tanh's VJP: one fused pass (ops/activation_vjp.cc) in a one-off reverse sweep; in a
+// linearization's segment (a cotangent that depends on a placeholder runs many times) the primal-only
+// factor d(y), evaluated once, times y_bar.
+template <Deriv D, Var (*Fused)(Var, Var, Site)>
+void fused_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
+  if (yb.graph()->node(yb.id()).dynamic) return ew_vjp<D>(r, yb, need, xb);
+  xb[0] = Fused(r.y, yb, r.site);
+}
 }  // namespace
 
 // y = e^x;  dy = y dx
@@ -73,11 +82,11 @@ const Primitive log_p{"log", 1, same_shape,
 // y = tanh x;  dy = (1 - y^2) dx
 const Primitive tanh_p{"tanh", 1, same_shape,
                        [](const EvalArgs& a) { return map_xt(a, [](auto x) { return xsimd::tanh(x); }); },
-                       ew_jvp<d_tanh>, ew_vjp<d_tanh>};
+                       ew_jvp<d_tanh>, fused_vjp<d_tanh, tanh_vjp>};
 // y = 1 / (1 + e^-x), accurate on both sides (ops/logistic_kernel.h);  dy = y (1 - y) dx
 const Primitive logistic_p{"logistic", 1, same_shape,
                            [](const EvalArgs& a) { return map_xt(a, [](auto x) { return logistic_batch(x); }); },
-                           ew_jvp<d_logistic>, ew_vjp<d_logistic>};
+                           ew_jvp<d_logistic>, fused_vjp<d_logistic, logistic_vjp>};
 // y = max(x, 0);  dy = 1[x > 0] dx
 const Primitive relu_p{"relu", 1, same_shape,
                        [](const EvalArgs& a) {

@@ -13,6 +13,7 @@ void register_reduce(std::vector<const Primitive*>& r);
 void register_shape(std::vector<const Primitive*>& r);
 void register_fused(std::vector<const Primitive*>& r);  // fused cells (ops/lstm_cell.cc)
 void register_gru_update(std::vector<const Primitive*>& r);  // ops/gru_update.cc
+void register_activation_vjp(std::vector<const Primitive*>& r);  // ops/activation_vjp.cc
 }  // namespace tg::ops
 
 namespace tg::ops {

@@ -94,6 +94,9 @@ Var lstm_cell_transpose(Var k, Var y_bar, Site site = Site::current());
 Var gru_update(Var a_z, Var u, Var h, Site site = Site::current());
 // gru_update's VJP: y_bar [B,H] -> [3B,H], the cotangents of a_z, u and h stacked (slices are views).
 Var gru_update_vjp(Var a_z, Var u, Var h, Var y_bar, Site site = Site::current());
+// The VJPs of logistic and tanh from their output y in one pass: y_bar y (1 - y) and y_bar (1 - y^2).
+Var logistic_vjp(Var y, Var y_bar, Site site = Site::current());
+Var tanh_vjp(Var y, Var y_bar, Site site = Site::current());
 
 // ---- composites (no derivative code: the engine differentiates them) ---------------------------
 Var softmax(Var x, int axis = -1, Site site = Site::current());

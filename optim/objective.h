@@ -35,7 +35,9 @@ class Evaluation {
   Evaluation(std::unique_ptr<Graph> g, Built built);
   virtual ~Evaluation() = default;
   virtual double value() const { return built_.loss.value().item(); }
-  virtual ParamVec grad();                                // cached after the first call
+  // Cached after the first call. Shares its buffer with the evaluation's tape (the gradient's nodes are
+  // evaluated into it): read it, or clone it before writing, while the evaluation lives.
+  virtual ParamVec grad();
   virtual ParamVec gnvp(const ParamVec& v);               // G v, Gauss-Newton at the logits
   virtual ParamVec structural_gnvp(const ParamVec& v);    // G_S v (throws without a structural block)
   // G v + w G_S v: HF's damped Gauss-Newton product in one call (one sum over ranks when distributed;

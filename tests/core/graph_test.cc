@@ -113,7 +113,9 @@ TEST(Graph, PlaceEvaluatesAPendingNodeIntoItsDestination) {
   Var q = ops::neg(a);        // pending; neg's kernel allocates its own output: copied in
   g.set_deferred(was);
   EXPECT_THROW(g.place(p, buffer.view(0, {4})), ShapeError);
+  EXPECT_THROW(g.place(p, a.value()), Error) << "a product over its own operand";
   EXPECT_TRUE(g.place(p, buffer.view(1, {2, 2})));
+  EXPECT_FALSE(g.place(p, Tensor::zeros({2, 2}, DType::f64))) << "placed already: the first destination stays";
   EXPECT_EQ(p.value().raw(), buffer.view(1, {2, 2}).raw());
   EXPECT_EQ(buffer.to_vector(), (std::vector<double>{-1, 7, 10, 15, 22, -1}));
   Tensor other = Tensor::zeros({2, 2}, DType::f64);
