@@ -46,6 +46,15 @@ uint64_t fingerprint(const Tensor& t) {
 }
 }  // namespace
 
+namespace {
+bool overlap(const Tensor& x, const Tensor& y) {
+  const auto lo_x = reinterpret_cast<std::uintptr_t>(x.raw()), lo_y = reinterpret_cast<std::uintptr_t>(y.raw());
+  const auto n_x = static_cast<std::uintptr_t>(x.size()) * dtype_size(x.dtype());
+  const auto n_y = static_cast<std::uintptr_t>(y.size()) * dtype_size(y.dtype());
+  return n_x > 0 && n_y > 0 && lo_x < lo_y + n_y && lo_y < lo_x + n_x;
+}
+}  // namespace
+
 Graph::~Graph() {
 #ifndef NDEBUG
   if (shared_fingerprint_ && fingerprint(param_values_) != *shared_fingerprint_) {
@@ -257,16 +266,6 @@ bool Graph::place(Var v, Tensor destination) {
     throw ShapeError(fmt::format("graph: place {} {} for {}", destination.shape().str(),
                                  dtype_name(destination.dtype()), describe(v.id())));
   if (!pending(v.id())) return false;
-  // a product writing over its own operands would read what it has written
-  const auto* lo = static_cast<const char*>(destination.raw());
-  const auto* hi = lo + destination.size() * static_cast<int64_t>(dtype_size(destination.dtype()));
-  for (int32_t in : n.in) {
-    const Tensor& t = values_[in];
-    if (!t.defined()) continue;
-    const auto* a = static_cast<const char*>(t.raw());
-    if (a < hi && lo < a + t.size() * static_cast<int64_t>(dtype_size(t.dtype())))
-      throw Error(fmt::format("graph: place's destination overlaps an input of {}", describe(v.id())));
-  }
   return placed_.try_emplace(v.id(), std::move(destination)).second;  // a node placed twice keeps the first
 }
 
@@ -284,6 +283,11 @@ void Graph::run_kernel(int32_t id) const {
     if (it != placed_.end()) {
       destination = std::move(it->second);
       placed_.erase(it);
+      // a kernel writing over its own operands would read what it has written (checked here, where
+      // every input has its value)
+      for (size_t i = 0; i < n.in.size(); ++i)
+        if (overlap(*a[i], destination))
+          throw Error(fmt::format("graph: the destination given to place overlaps input {} of {}", i, describe(id)));
     }
   }
   values_[id] = n.prim->eval(EvalArgs{std::span<const Tensor* const>(a, n.in.size()), n.attrs, n.shape, n.dtype,

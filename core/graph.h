@@ -80,7 +80,8 @@ class Graph {
   // The next evaluation of pending node v writes its value into `destination` (same shape and dtype),
   // so a gradient lands in its part of a flat vector without a copy; the node's value then shares that
   // buffer. Returns false, placing nothing, for a node that has a value, is dynamic or is a leaf, or is
-  // placed already (the first destination stays). A destination overlapping an input's value throws.
+  // placed already (the first destination stays). A destination overlapping an input's value throws
+  // when the node is evaluated.
   bool place(Var v, Tensor destination);
   uint64_t eval_count(int32_t id) const { return evals_[id]; }
   uint64_t total_evals() const { return total_evals_; }

@@ -111,6 +111,17 @@ const std::vector<OpSpec>& op_specs() {
        }},
       {"logistic_vjp", {{3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::logistic_vjp(x[0], x[1])}; }},
       {"tanh_vjp", {{3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::tanh_vjp(x[0], x[1])}; }},
+      {"logistic_vjp_aliased", {{3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::logistic_vjp(x[0], x[0])}; }},
+      {"tanh_vjp_aliased", {{3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::tanh_vjp(x[0], x[0])}; }},
+      // what a Hessian product meets: the cotangent itself a function of y
+      {"logistic_vjp_of_y", {{3, 5}}, -2, 2, [](Graph&, In x) {
+         const Var y = ops::logistic(x[0]);
+         return V{ops::logistic_vjp(y, ops::square(y))};
+       }},
+      {"tanh_vjp_of_y", {{3, 5}}, -2, 2, [](Graph&, In x) {
+         const Var y = ops::tanh(x[0]);
+         return V{ops::tanh_vjp(y, ops::scale(y, 3.0))};
+       }},
       // one node in two places (its derivative must be counted once per place, not twice)
       {"gru_update_aliased", {{3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::gru_update(x[0], x[0], x[1])}; }},
       {"gru_update_vjp_aliased", {{3, 5}, {3, 5}, {3, 5}}, -2, 2, [](Graph&, In x) {

@@ -5,8 +5,9 @@
 //
 // Rules stay graphs: logistic's and tanh's VJP use these ops in a one-off reverse sweep, and the
 // ordinary ops in a linearization's segment, where the primal-only factor (y (1 − y), 1 − y²) is
-// evaluated once and each product then costs one multiply. These ops' own rules differentiate their
-// reference graphs of ordinary ops (fused::reference_jvp / reference_vjp), so second order works.
+// evaluated once and each product then costs one multiply. These ops' own rules are written out as
+// graphs (not derived from a reference graph with ad::jvp, which scans the tape from y on: a Hessian
+// product over a long unrolled tape would build in time quadratic in its length).
 #include "ops/families.h"
 #include "ops/fused.h"
 #include "ops/kernels.h"
@@ -21,7 +22,7 @@ Shape same_two(std::span<const Shape> s, const Attrs&) {
   return s[0];
 }
 
-// out = ȳ ⊙ d(y), d in the reference's order of operations (products are not fused with the sums).
+// out = ȳ ⊙ d(y), in the ordinary ops' order of operations (products are not fused with the sums).
 template <class D>
 Tensor map_derivative(const EvalArgs& a, D d) {
   Tensor out = Tensor::empty(a.shape, a.dtype);
@@ -35,8 +36,38 @@ Tensor map_derivative(const EvalArgs& a, D d) {
   return out;
 }
 
-Var logistic_vjp_reference(std::span<const Var> x, Site s) { return mul(fused::d_logistic(x[0], s), x[1], s); }
-Var tanh_vjp_reference(std::span<const Var> x, Site s) { return mul(fused::d_tanh(x[0], s), x[1], s); }
+// o = ȳ y (1 − y):  do = dȳ y (1 − y) + ȳ (1 − 2y) dy
+Var logistic_vjp_jvp(const RuleArgs& r, std::span<const Var> d) {
+  const Var y = r.x[0], yb = r.x[1];
+  Var t;
+  if (!d[1].empty()) t = mul(fused::d_logistic(y, r.site), d[1], r.site);
+  if (!d[0].empty()) {
+    const Var u = mul(mul(yb, 1.0 - VarAt(scale(y, 2.0, r.site), r.site), r.site), d[0], r.site);
+    t = t.empty() ? u : add(t, u, r.site);
+  }
+  return t;
+}
+void logistic_vjp_vjp(const RuleArgs& r, Var ob, std::span<const bool> need, std::span<Var> xb) {
+  const Var y = r.x[0], yb = r.x[1];
+  if (need[0]) xb[0] = mul(mul(ob, yb, r.site), 1.0 - VarAt(scale(y, 2.0, r.site), r.site), r.site);
+  if (need[1]) xb[1] = mul(ob, fused::d_logistic(y, r.site), r.site);
+}
+// o = ȳ (1 − y²):  do = dȳ (1 − y²) − 2 ȳ y dy
+Var tanh_vjp_jvp(const RuleArgs& r, std::span<const Var> d) {
+  const Var y = r.x[0], yb = r.x[1];
+  Var t;
+  if (!d[1].empty()) t = mul(fused::d_tanh(y, r.site), d[1], r.site);
+  if (!d[0].empty()) {
+    const Var u = mul(scale(mul(yb, y, r.site), -2.0, r.site), d[0], r.site);
+    t = t.empty() ? u : add(t, u, r.site);
+  }
+  return t;
+}
+void tanh_vjp_vjp(const RuleArgs& r, Var ob, std::span<const bool> need, std::span<Var> xb) {
+  const Var y = r.x[0], yb = r.x[1];
+  if (need[0]) xb[0] = scale(mul(mul(ob, yb, r.site), y, r.site), -2.0, r.site);
+  if (need[1]) xb[1] = mul(ob, fused::d_tanh(y, r.site), r.site);
+}
 
 }  // namespace
 
@@ -45,8 +76,7 @@ const Primitive logistic_vjp_p{"logistic_vjp", 2, same_two,
                                [](const EvalArgs& a) {
                                  return map_derivative(a, [](auto y) { return y * (decltype(y)(1) - y); });
                                },
-                               fused::reference_jvp<logistic_vjp_reference>,
-                               fused::reference_vjp<logistic_vjp_reference>};
+                               logistic_vjp_jvp, logistic_vjp_vjp};
 // [y, y_bar] -> y_bar (1 - y^2)
 const Primitive tanh_vjp_p{"tanh_vjp", 2, same_two,
                            [](const EvalArgs& a) {
@@ -55,7 +85,7 @@ const Primitive tanh_vjp_p{"tanh_vjp", 2, same_two,
                                return decltype(y)(1) - square;
                              });
                            },
-                           fused::reference_jvp<tanh_vjp_reference>, fused::reference_vjp<tanh_vjp_reference>};
+                           tanh_vjp_jvp, tanh_vjp_vjp};
 
 Var logistic_vjp(Var y, Var y_bar, Site s) { return make(logistic_vjp_p, {y, y_bar}, {}, s); }
 Var tanh_vjp(Var y, Var y_bar, Site s) { return make(tanh_vjp_p, {y, y_bar}, {}, s); }

@@ -66,7 +66,8 @@ Var d_cos(Var x, Var, Site s) { return neg(sin(x, s), s); }  // -sin x
 // factor d(y), evaluated once, times y_bar.
 template <Deriv D, Var (*Fused)(Var, Var, Site)>
 void fused_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
-  if (yb.graph()->node(yb.id()).dynamic) return ew_vjp<D>(r, yb, need, xb);
+  const Graph& g = *yb.graph();
+  if (g.node(yb.id()).dynamic && !g.node(r.y.id()).dynamic) return ew_vjp<D>(r, yb, need, xb);
   xb[0] = Fused(r.y, yb, r.site);
 }
 }  // namespace
