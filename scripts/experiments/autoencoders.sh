@@ -28,7 +28,7 @@
 # Usage: DATA=fashion_mnist METHODS="nag m099" bash scripts/experiments/autoencoders.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source scripts/experiments/lane.sh  # archived: a run finished in an earlier session
+source scripts/experiments/lane.sh  # train_lane; archived: a run finished in an earlier session
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
 DATA=${DATA:-curves}
@@ -95,12 +95,5 @@ for method in $METHODS; do
         fi ;;
     *) echo "autoencoders.sh: unknown method '$method' (nag m099 m09 sgd hf; CURVES also nag17 nag_tanh_si nag_tanh_vp nag_mu997)" >&2; exit 2 ;;
   esac
-  [ -f "$out/checkpoint.npz" ] && args+=(--resume)
-  mkdir -p runs/autoencoders
-  echo "$(date +%T) $out" >&2
-  code=0
-  $TG train "${args[@]}" --threads "${THREADS:-1}" --out "$out" > "$out.summary" 2> "$out.log" || code=$?
-  [ $code -eq 0 ] || [ $code -eq 3 ] || { echo "run $out stopped with exit $code (see $out.log)" >&2; exit $code; }
-  mv "$out.summary" "$out/summary.txt"
-  touch "$out/done"
+  train_lane "$out" "${args[@]}"  # resumes, marks it done (lane.sh)
 done

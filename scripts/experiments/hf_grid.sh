@@ -14,7 +14,7 @@
 # Usage: bash scripts/experiments/hf_grid.sh            (SEEDS=3 BUDGET=900 PROBLEMS="addition ..." TS="30 50")
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source scripts/experiments/lane.sh  # archived, archive_of: runs finished in an earlier session
+source scripts/experiments/lane.sh  # train_lane; archived, archive_of: runs finished in an earlier session
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
 SEEDS=${SEEDS:-3}
@@ -59,14 +59,7 @@ for T in $TS; do
         fi
         # Tikhonov only: no structural term, and the larger starting lambda of docs/results/hf_pathological.md
         [ "$damping" = tikhonov ] && args+=(--set objective_options.structural=none --set optimizer_options.lambda=0.3)
-        [ -f "$out/checkpoint.npz" ] && args+=(--resume)
-        mkdir -p runs/hf_grid
-        echo "$(date +%T) $out" >&2
-        code=0
-        $TG train "${args[@]}" --threads "${THREADS:-1}" --out "$out" > "$out.summary" || code=$?
-        [ $code -eq 0 ] || [ $code -eq 3 ] || { echo "run $out stopped with exit $code" >&2; exit $code; }
-        mv "$out.summary" "$out/summary.txt"
-        touch "$out/done"
+        train_lane "$out" "${args[@]}"  # resumes, marks it done (lane.sh)
       done
     done
   done
