@@ -74,12 +74,16 @@ TEST(Params, BindSnapshotsValuesAndGradIsIdempotent) {
   EXPECT_EQ(ps.value(w).to_vector(), (std::vector<double>{0.0, 0.0}));
 }
 
-TEST(Params, BindAtThetaCopiesThetaOnceAndLeavesTheSetAlone) {
-  ParamSet ps(DType::f64);
+// The binding tests' set: a = [1, -2], b = [[3, 4, 5]], and a θ of 0.5 everywhere.
+struct TwoParams {
+  ParamSet ps{DType::f64};
   ParamId a = ps.add("a", Tensor::from({2}, std::vector<double>{1.0, -2.0}, DType::f64));
   ParamId b = ps.add("b", Tensor::from({1, 3}, std::vector<double>{3.0, 4.0, 5.0}, DType::f64));
-  ParamVec theta = ps.values().clone();
-  theta.fill(0.5);
+  ParamVec theta = ps.values().clone().fill(0.5);
+};
+
+TEST(Params, BindAtThetaCopiesThetaOnceAndLeavesTheSetAlone) {
+  auto [ps, a, b, theta] = TwoParams{};
   theta.part(b.index).fill(-1.0);
   Graph g;
   g.bind(ps, theta);
@@ -130,11 +134,7 @@ TEST(Graph, PlaceEvaluatesAPendingNodeIntoItsDestination) {
 }
 
 TEST(Params, BindSharedReadsThetaInPlace) {
-  ParamSet ps(DType::f64);
-  ParamId a = ps.add("a", Tensor::from({2}, std::vector<double>{1.0, -2.0}, DType::f64));
-  ParamId b = ps.add("b", Tensor::from({1, 3}, std::vector<double>{3.0, 4.0, 5.0}, DType::f64));
-  ParamVec theta = ps.values().clone();
-  theta.fill(0.5);
+  auto [ps, a, b, theta] = TwoParams{};
   {
     Graph g;
     g.bind_shared(ps, theta);
