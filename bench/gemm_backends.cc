@@ -1,10 +1,12 @@
 // Times a training step's matrix products (the gemm_shapes list of `tapegrad bench --model M --json`,
 // read from stdin) through every float32 gemm this machine has, in alternating rounds in one process:
 // OpenBLAS (whichever kernels OPENBLAS_CORETYPE or its own detection chose before it loaded), oneDNN's
-// dnnl_sgemm and BLIS's bli_sgemm (both loaded with dlopen when installed). Prints one line of
+// dnnl_sgemm and BLIS's bli_sgemm (both loaded with dlopen when installed), and libxsmm's JIT small-matrix
+// kernels (Debian's libxsmm-dev is a static library: compiled in when CMake finds it). Prints one line of
 // GFLOP/s per library; scripts/gemm_backends.sh runs it under each instruction-set setting and writes
 // docs/results/gemm_backends.md's table. A measuring tool, not a backend: tapegrad itself calls
-// ops/blas.h, which uses only OpenBLAS and oneDNN (BLIS measured slower on every shape list here).
+// ops/blas.h, which uses only OpenBLAS and oneDNN (BLIS measured slower on every shape list here; libxsmm's
+// gain on tiny products is a few per cent of a step, gemm_backends.md).
 #include <cblas.h>
 #include <dlfcn.h>
 
@@ -18,6 +20,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#ifdef TAPEGRAD_HAVE_LIBXSMM
+#include <libxsmm.h>
+#endif
 
 extern "C" char* openblas_get_corename(void);
 extern "C" void openblas_set_num_threads(int);
@@ -33,6 +38,11 @@ using DnnlSgemm = int (*)(char, char, int64_t, int64_t, int64_t, float, const fl
 using BliSgemm = void (*)(int, int, int64_t, int64_t, int64_t, const float*, const float*, int64_t, int64_t,
                           const float*, int64_t, int64_t, const float*, float*, int64_t, int64_t);
 constexpr int kBliTranspose = 1 << 3;
+#ifdef TAPEGRAD_HAVE_LIBXSMM
+constexpr bool kHaveXsmmLib = true;
+#else
+constexpr bool kHaveXsmmLib = false;
+#endif
 
 template <class F>
 F symbol(const char* lib, const char* name) {
@@ -62,6 +72,24 @@ int main(int argc, char** argv) {
     for (float& x : a.back()) x = nd(rng);
     for (float& x : b.back()) x = nd(rng);
   }
+#ifdef TAPEGRAD_HAVE_LIBXSMM
+  // Row-major C = op(A) op(B) is column-major Cᵀ = op(B)ᵀ op(A)ᵀ: libxsmm's first operand is B. Its JIT
+  // (1.17) has no kernel for a transposed first operand (our tb): such a B is transposed into a scratch
+  // matrix first, inside the timed pass, as a backend would have to.
+  libxsmm_init();
+  std::vector<libxsmm_smmfunction> xsmm(shapes.size(), nullptr);
+  std::vector<std::vector<float>> b_t(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const Shape& s = shapes[i];
+    const libxsmm_blasint lda = s.ta ? s.m : s.k, ldc = s.n, ldb = s.n;  // B as stored, or its transpose [k, n]
+    const int flags = s.ta ? LIBXSMM_GEMM_FLAG_TRANS_B : 0;
+    const float alpha = 1, beta = 0;
+    xsmm[i] = libxsmm_smmdispatch(s.n, s.m, s.k, &ldb, &lda, &ldc, &alpha, &beta, &flags, nullptr);
+    if (s.tb) b_t[i].resize(size_t(s.k * s.n));
+  }
+  bool xsmm_all = true;
+  for (auto f : xsmm) xsmm_all = xsmm_all && f != nullptr;
+#endif
   auto pass = [&](int lib) {
     const float one = 1, zero = 0;
     for (size_t i = 0; i < shapes.size(); ++i) {
@@ -74,17 +102,34 @@ int main(int argc, char** argv) {
         else if (lib == 1)
           dnnl(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.m, s.n, s.k, 1.f, a[i].data(), lda, b[i].data(), ldb, 0.f,
                c[i].data(), s.n);
+#ifdef TAPEGRAD_HAVE_LIBXSMM
+        else if (lib == 3) {
+          const float* bk = b[i].data();
+          if (s.tb) {  // B is stored [n, k]: its transpose [k, n]
+            float* t = b_t[i].data();
+            for (int64_t r2 = 0; r2 < s.n; ++r2)
+              for (int64_t q = 0; q < s.k; ++q) t[q * s.n + r2] = bk[r2 * s.k + q];
+            bk = t;
+          }
+          xsmm[i](bk, a[i].data(), c[i].data());
+        }
+#endif
         else  // row-major: a stored matrix's row stride is its leading dimension, its column stride 1
           bli(s.ta ? kBliTranspose : 0, s.tb ? kBliTranspose : 0, s.m, s.n, s.k, &one, a[i].data(), lda, 1,
               b[i].data(), ldb, 1, &zero, c[i].data(), s.n, 1);
       }
     }
   };
-  const std::string names[3] = {std::string("openblas (") + openblas_get_corename() + ")", "onednn", "blis"};
-  const bool have[3] = {true, dnnl != nullptr, bli != nullptr};
-  std::vector<std::vector<double>> ms(3);
+  const std::string names[4] = {std::string("openblas (") + openblas_get_corename() + ")", "onednn", "blis", "libxsmm"};
+#ifdef TAPEGRAD_HAVE_LIBXSMM
+  const bool have_xsmm = xsmm_all;  // a shape without a kernel: no figure (it would be another library's)
+#else
+  const bool have_xsmm = false;
+#endif
+  const bool have[4] = {true, dnnl != nullptr, bli != nullptr, have_xsmm};
+  std::vector<std::vector<double>> ms(4);
   for (int round = 0; round <= rounds; ++round)  // round 0 warms up (oneDNN generates its kernels)
-    for (int lib = 0; lib < 3; ++lib) {
+    for (int lib = 0; lib < 4; ++lib) {
       if (!have[lib]) continue;
       const auto t0 = std::chrono::steady_clock::now();
       pass(lib);
@@ -92,9 +137,9 @@ int main(int argc, char** argv) {
       if (round > 0) ms[size_t(lib)].push_back(t);
     }
   std::printf("%.3f GFLOP per pass in %zu shapes, %d rounds (median)\n", flop * 1e-9, shapes.size(), rounds);
-  for (int lib = 0; lib < 3; ++lib) {
+  for (int lib = 0; lib < 4; ++lib) {
     if (!have[lib]) {
-      std::printf("%-22s not installed\n", names[lib].c_str());
+      std::printf("%-22s %s\n", names[lib].c_str(), lib == 3 && kHaveXsmmLib ? "has no JIT kernel for a shape" : "not installed");
       continue;
     }
     auto& v = ms[size_t(lib)];
