@@ -5,14 +5,16 @@
 #             text, split 90/5/5 % in file order, length-50 sequences without overlap (Krueger), V = 64.
 #   Training  Krueger's: SGD with momentum 0.99 (optimizer momentum: v <- μ v - ε g; at a constant rate the
 #             same iterates as his v <- γ v + g, θ <- θ - α v), learning rate 0.002, gradient clipping 1 (norm clipping: the
-#             thesis does not say norm or elementwise), the NaN rule (a non-finite loss or gradient rolls the
-#             run back to its last checkpoint and halves the learning rate: nan_rule). Batch 32 (not stated).
+#             thesis does not say norm or elementwise), the NaN rule (nan_rule: a non-finite loss or gradient rolls the
+#             run back to its last checkpoint, θ and velocity, and halves the learning rate; Krueger restarts from
+#             the previous epoch's parameters on a NaN cost, and his α also scales the old velocity: ours
+#             adapt his rule to checkpoints every ~30 CPU s and keep the velocity as saved). Batch 32 (not stated).
 #             Validation on 500 sequences about every 30 CPU s; early stopping (patience 20 validations,
 #             which a budget of 600 s never reaches: it keeps the best validation's parameters, best.npz)
 #             and the test scores those on the whole test part.
 #   Widths    thesis LSTM 1000 and SRNN 1600 units; here LSTM 100 and SRNN 160 (the same 1 : 1.6).
 #   Budgets   equal within a table: LSTM (Table 5.I) BUDGET_LSTM CPU s per run (default 600); SRNN
-#             (Tables 5.II and 5.III, which share a run) BUDGET_SRNN (default 400). Krueger ran to 1,000 epochs.
+#             (Tables 5.II and 5.III, which share a run) BUDGET_SRNN (default 400). Krueger ran up to 1,000 epochs.
 #   5.1  Table 5.I, LSTM, β ∈ {0, 50, 500}: "hidden" = the penalty on h_t of lstm_no_output_tanh (the thesis
 #        removed the output tanh for these runs), "cell" = the penalty on the memory c_t of lstm
 #        (stability_penalty on = cell).
@@ -24,7 +26,8 @@
 #        (Δh_t)², norm (the norm-stabilizer), relative (Δ‖h_t‖/‖h_t‖)², l1_norm (Δ‖h_t‖₁)², target_norm
 #        (‖h_t‖ - 5)², initial_final (‖h_0‖ - ‖h_T‖)² (with skip_first, the default: the difference
 #        terms start at t = 2, and initial_final compares h_1, not the zero h_0, with h_T; target_norm
-#        sums t = 1..T). Its norm β = 500 cell is Table 5.II's TRec β = 500,
+#        sums t = 1..T). The thesis's sums run from t = 1 with h_0 (‖h_0‖ in initial_final): a departure,
+#        as models/regularizers.h says (with a zero h_0 its (‖h_1‖ - ‖h_0‖)² term penalises ‖h_1‖ itself). Its norm β = 500 cell is Table 5.II's TRec β = 500,
 #        lr 0.002, clipping 1 run (the thesis: the same setup, the same 1.48), trained once.
 # Runs: $ROOT/t51_<hidden|cell>_b<β>_s<seed>, t52_<tanh|relu|trec>_b<β>_lr<lr>_gc<clip>_s<seed>,
 # t53_<penalty>_b<β>_s<seed>; each resumes from its checkpoint (scripts/experiments/lane.sh).
