@@ -11,6 +11,7 @@
 #include "bench/zoo_step.h"
 #include "ops/blas.h"
 #include "ops/float_env.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 
 namespace tg::cli {
@@ -27,17 +28,17 @@ Run add_bench(CLI::App& app) {
   auto depth = std::make_shared<int64_t>(3);
   auto gemm = std::make_shared<std::string>();  // unset: TAPEGRAD_GEMM, or auto
   auto denormals = std::make_shared<std::string>("flush");
-  app.add_option("--vocab", opt->workload.vocab, "vocabulary size V")->check(CLI::Range(2, 100000));
-  app.add_option("--hidden", opt->workload.hidden, "hidden units H")->check(CLI::Range(1, 8192));
+  app.add_option("--vocab", opt->workload.vocab, "vocabulary size V")->check(integer_in(2, 100000));
+  app.add_option("--hidden", opt->workload.hidden, "hidden units H")->check(integer_in(1, 8192));
   CLI::Option* batch =
       app.add_option("--batch", opt->workload.batch, "sequences (images with --network) per batch B; --network: 200")
-          ->check(CLI::Range(1, 100000));
-  app.add_option("--steps", opt->workload.steps, "unrolled time steps T")->check(CLI::Range(1, 100000));
+          ->check(integer_in(1, 100000));
+  app.add_option("--steps", opt->workload.steps, "unrolled time steps T")->check(integer_in(1, 100000));
   app.add_option("--reps", opt->reps, "timed repetitions per pass (the median is reported)")
-      ->check(CLI::Range(1, 1000));
+      ->check(integer_in(1, 1000));
   app.add_option("--threads", opt->threads,
                  "threads: with --model, the batch split between them as train does; otherwise BLAS threads")
-      ->check(CLI::Range(1, 256));
+      ->check(integer_in(1, 256));
   app.add_option("--denormals", *denormals, "subnormal floats: flush (to zero, as train does by default) or keep")
       ->check(CLI::IsMember({"flush", "keep"}))
       ->capture_default_str();
@@ -61,8 +62,14 @@ Run add_bench(CLI::App& app) {
   app.add_flag("--ctc", *ctc,
                "--model deep_blstm: a CTC step on random frames (--in features) and label sequences (T/10 labels); "
                "--vocab classes with the blank last, --depth layers of --hidden units per direction");
-  app.add_option("--in", *in, "--ctc: input features per frame")->check(CLI::Range(1, 100000))->capture_default_str();
-  app.add_option("--depth", *depth, "--ctc: layers")->check(CLI::Range(1, 100))->capture_default_str();
+  app.add_option("--in", *in, "--ctc: input features per frame")->check(integer_in(1, 100000))->capture_default_str();
+  app.add_option("--depth", *depth, "--ctc: layers")->check(integer_in(1, 100))->capture_default_str();
+  // a mode's options without their mode would be ignored silently
+  app.get_option("--encoder")->needs(network_opt);
+  app.get_option("--layers")->needs(network_opt);
+  app.get_option("--ctc")->needs(app.get_option("--model"));
+  app.get_option("--in")->needs(app.get_option("--ctc"));
+  app.get_option("--depth")->needs(app.get_option("--ctc"));
   return [opt, json, model, network, encoder, layers, batch, ctc, in, depth, gemm, denormals] {
     blas::set_gemm_backend(*gemm);
     fenv::set_flush_denormals(*denormals == "flush");

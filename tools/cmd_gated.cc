@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "models/gating_pyramid_objective.h"
 #include "tasks/task.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/image_grid.h"
 #include "tools/loaded_run.h"
@@ -132,11 +133,11 @@ Run add_gated(CLI::App& app) {
   app.add_flag("--filters", *filters, "draw the first layer's factor filter pairs instead of predictions");
   app.add_option("-o,--output", *out, "the PNG (default: DIR/gated_predictions.png or DIR/gated_filters.png)");
   app.add_option("-n", *count, "sequences to draw (default 6), or filter pairs (default 64)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1024}));
-  app.add_option("--seed", *seed, "seed of the fresh sequences");
+      ->check(integer_in(1, 1024));
+  app.add_option("--seed", *seed, "seed of the fresh sequences")->check(unsigned_in(0, UINT64_MAX));
   app.add_option("--task-set", *task_sets, "key=value over the run's task options (steps=40, part=gap)");
-  app.add_option("--columns", *columns, "filter pairs per row")->check(CLI::Range(int64_t{1}, int64_t{64}));
-  app.add_option("--scale", *scale, "pixels drawn per image pixel")->check(CLI::Range(int64_t{1}, int64_t{16}));
+  app.add_option("--columns", *columns, "filter pairs per row")->check(integer_in(1, 64));
+  app.add_option("--scale", *scale, "pixels drawn per image pixel")->check(integer_in(1, 16));
   return [=] {
     LoadedRun r = load_run(*dir, "gated");
     const auto* obj = dynamic_cast<const models::GatedObjective*>(r.run.objective.get());

@@ -11,6 +11,7 @@
 #include "gradcheck/model_specs.h"
 #include "gradcheck/network_specs.h"
 #include "gradcheck/op_specs.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 
 namespace tg::cli {
@@ -96,10 +97,10 @@ Run add_gradcheck(CLI::App& app) {
   auto model = std::make_shared<std::string>();
   auto models = std::make_shared<bool>(false);
   auto order = std::make_shared<int>(2);
-  app.add_option("--op", *only, "check only this op");
+  app.add_option("--op", *only, "check only this op")->check(non_empty_name());
   app.add_flag("--models", *models, "check every model in the zoo instead of the ops");
-  app.add_option("--model", *model, "with --models: check only this model (or spec row)");
-  app.add_option("--order", *order, "derivative order to check (1 or 2)")->check(CLI::Range(1, 2));
+  app.add_option("--model", *model, "with --models: check only this model (or spec row)")->check(non_empty_name());
+  app.add_option("--order", *order, "derivative order to check (1 or 2)")->check(integer_in(1, 2));
   return [only, model, models, order] {
     if (*models) return check_models(*model, *order);
     int failed = 0, n = 0;

@@ -14,6 +14,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "models/ilqr.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 
 namespace tg::cli {
@@ -47,11 +48,11 @@ Run add_ilqr(CLI::App& app) {
   auto out = std::make_shared<std::string>();
   auto quiet = std::make_shared<bool>(false);
   app.add_option("--reaches", *reaches, "targets on the circle, at angles 2πk/reaches")
-      ->check(CLI::Range(int64_t{1}, int64_t{100'000}));
-  app.add_option("--steps", *steps, "steps of 0.01 s per reach")->check(CLI::Range(int64_t{1}, int64_t{100'000}));
+      ->check(integer_in(1, 100'000));
+  app.add_option("--steps", *steps, "steps of 0.01 s per reach")->check(integer_in(1, 100'000));
   app.add_option("--radius", *radius, "[m] of the circle of hand targets around the start's hand");
   app.add_option("--alpha", *alpha, "energy weight α of the loss ½‖x_T − x*‖² + α/2 Σ‖u_t‖²");
-  app.add_option("--max-iters", *max_iters, "iLQR linearisations per reach")->check(CLI::Range(1, 1'000'000));
+  app.add_option("--max-iters", *max_iters, "iLQR linearisations per reach")->check(integer_in(1, 1'000'000));
   app.add_option("--tol", *tol, "stop when a step lowers the loss by less than tol × loss");
   app.add_option("-o,--out", *out, "write every reach's loss, torques and hand trajectory to this JSON file (atomically)");
   app.add_flag("-q,--quiet", *quiet, "print only the summary, not a line per reach");

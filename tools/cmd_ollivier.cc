@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <malloc.h>
@@ -24,6 +25,7 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "tasks/task.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/trainer.h"
 
@@ -201,9 +203,25 @@ const Row kRows[] = {
 int run_grid(const Args& a) {
   std::vector<std::string> task_names = split(a.grid_tasks.empty() ? a.task : a.grid_tasks);
   std::vector<int64_t> sizes;
-  for (const std::string& s : split(a.grid_sizes)) sizes.push_back(std::stoll(s));
+  for (const std::string& s : split(a.grid_sizes)) {
+    int64_t n = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (ec != std::errc() || end != s.data() + s.size() || n < 1 || n > 1'000'000)
+      throw Error(fmt::format("--sizes: '{}' is not a network size (a whole number in [1, 1000000])", s));
+    sizes.push_back(n);
+  }
   if (sizes.empty()) throw Error("--sizes: no network size given");
   std::vector<std::string> models_kept = split(a.model), rows_kept = split(a.rows);
+  for (const std::string& wanted : rows_kept) {  // a misspelt row would silently run nothing
+    const bool known = std::any_of(std::begin(kRows), std::end(kRows), [&](const Row& r) {
+      return wanted == fmt::format("{}:{}:{}", r.model, r.writing, r.transition);
+    });
+    if (!known) {
+      std::string all;
+      for (const Row& r : kRows) all += fmt::format("{}{}:{}:{}", all.empty() ? "" : ", ", r.model, r.writing, r.transition);
+      throw Error(fmt::format("--rows: '{}' is not a row of Table 1 here (rows: {})", wanted, all));
+    }
+  }
   auto kept = [&](const Row& r) {
     if (std::find(models_kept.begin(), models_kept.end(), r.model) == models_kept.end()) return false;
     const std::string spec = fmt::format("{}:{}:{}", r.model, r.writing, r.transition);
@@ -262,34 +280,40 @@ int run_grid(const Args& a) {
 
 Run add_ollivier(CLI::App& app) {
   auto a = std::make_shared<Args>();
-  app.add_option("--task", a->task, "alphabet | music | distant_xor | anbn");
+  app.add_option("--task", a->task, "alphabet | music | distant_xor | anbn")->check(non_empty_name());
   app.add_option("--options", a->options, "task options as a JSON object, e.g. '{\"pairs\": 10}'");
-  app.add_option("--model", a->model, "glnn | gnn | ollivier_rnn (grid: a comma list of the models to run)");
-  app.add_option("--units", a->units, "network size N")->check(CLI::PositiveNumber);
-  app.add_option("--degree", a->degree, "edges per unit, the self-loop included (0: the paper's semi-sparse d)");
+  app.add_option("--model", a->model, "glnn | gnn | ollivier_rnn (grid: a comma list of the models to run)")->check(non_empty_name());
+  app.add_option("--units", a->units, "network size N")->check(integer_in(1, 1'000'000));
+  app.add_option("--degree", a->degree, "edges per unit, the self-loop included (0: the paper's semi-sparse d)")
+      ->check(integer_in(0, 1'000'000));
   app.add_option("--graph", a->graph, "out | in | full");
   app.add_option("--writing", a->writing, "qdh | dh");
   app.add_option("--transition", a->transition, "rbpm | ruop | qd-rbpm | qd-ruop | fb | rms | bptt");
-  app.add_option("--eps", a->eps, "damping of the transition metric")->check(CLI::PositiveNumber);
-  app.add_option("--budget-seconds", a->budget, "CPU seconds per run")->check(CLI::PositiveNumber);
-  app.add_option("--max-passes", a->max_passes, "gradient passes per run (w-steps + tau-steps, two a round: rounds = ceil(P / 2)); 0 = no limit");
-  app.add_option("--patience", a->patience, "stop after this many validation scorings without improvement; 0 = never");
-  app.add_option("--stop-error", a->stop_error, "stop once the task's error rate is below this (distant XOR: 0.01)");
+  app.add_option("--eps", a->eps, "damping of the transition metric")->check(positive_number());
+  app.add_option("--budget-seconds", a->budget, "CPU seconds per run")->check(positive_number());
+  app.add_option("--max-passes", a->max_passes, "gradient passes per run (w-steps + tau-steps, two a round: rounds = ceil(P / 2)); 0 = no limit")
+      ->check(integer_in(0, INT64_MAX));
+  app.add_option("--patience", a->patience, "stop after this many validation scorings without improvement; 0 = never")
+      ->check(integer_in(0, INT64_MAX));
+  app.add_option("--stop-error", a->stop_error, "stop once the task's error rate is below this (distant XOR: 0.01)")
+      ->check(number_in(-1.0, 1.0));
   app.add_option("--line-batch", a->line_batch,
                  "K > 0: cut the sequences into lines, each from the start state, K lines per unroll "
                  "(tasks with independent lines: distant_xor, alphabet); 0 = one sequence (the paper)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0, INT64_MAX));
   app.add_option("--out", a->out,
                  "one run: its run directory (config, metrics, checkpoints; tapegrad plot/eval read it); grid: the "
                  "directory of every cell's run (default: a temporary one); a grid continues the cells it finds");
   app.add_option("--checkpoint-every", a->checkpoint_every, "rounds (w-step, tau-step, scoring) between checkpoints")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, INT64_MAX));
   app.add_flag("--resume", a->resume,
                "one run: continue the run in --out (same task, data, model and methods; --budget-seconds and "
                "--max-passes may change)");
-  app.add_option("--seed", a->seed, "seed of the graph and the initialisation");
-  app.add_option("--data-seed", a->data_seed, "seed of the training and validation sequences");
-  app.add_option("--sample", a->sample, "characters to sample from the best parameters at the end");
+  app.add_option("--seed", a->seed, "seed of the graph and the initialisation")->check(unsigned_in(0, UINT64_MAX));
+  app.add_option("--data-seed", a->data_seed, "seed of the training and validation sequences")
+      ->check(unsigned_in(0, UINT64_MAX));
+  app.add_option("--sample", a->sample, "characters to sample from the best parameters at the end")
+      ->check(integer_in(0, 1'000'000));
   app.add_flag("--quiet", a->quiet, "print only the result line");
   app.add_flag("--grid", a->grid, "run Table 1's rows over --sizes and print the table");
   app.add_option("--tasks", a->grid_tasks, "grid: comma list of tasks (default: --task)");

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "tools/arm_plot.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/plot.h"
 
@@ -33,7 +34,7 @@ Run add_plot(CLI::App& app) {
                "an arm controller's hand paths on its reaching task (default PNG: RUN/trajectories.png)");
   app.add_option("--reaches", *reaches,
                  "with --trajectories: how many reaches to draw (default: all of a fixed task's, 32 of DDN's)")
-      ->check(CLI::Range(int64_t{1}, int64_t{10000}));
+      ->check(integer_in(1, 10000));
   app.add_option("--x", what->x,
                  "x axis: seconds (wall-clock time, the default), cpu_seconds, iteration, or another metric");
   return [run_dirs, output, y_key, what, trajectories, reaches, log_y] {

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "tasks/images.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/image_grid.h"
 #include "tools/loaded_run.h"
@@ -26,10 +27,10 @@ Run add_reconstruct(CLI::App& app) {
   app.add_option("--run", *dir, "run directory of an autoencoder")->required();
   app.add_option("-o,--output", *out, "the PNG to write (default: DIR/reconstructions_<part>.png)");
   app.add_option("--part", *part, "which images: train or test")->check(CLI::IsMember({"train", "test"}));
-  app.add_option("-n", *count, "number of images")->check(CLI::Range(int64_t{1}, int64_t{1024}));
-  app.add_option("--first", *first, "index of the first image in the part")->check(CLI::Range(int64_t{0}, INT64_MAX));
-  app.add_option("--columns", *columns, "images per row")->check(CLI::Range(int64_t{1}, int64_t{64}));
-  app.add_option("--scale", *scale, "pixels drawn per image pixel")->check(CLI::Range(int64_t{1}, int64_t{16}));
+  app.add_option("-n", *count, "number of images")->check(integer_in(1, 1024));
+  app.add_option("--first", *first, "index of the first image in the part")->check(integer_in(0, INT64_MAX));
+  app.add_option("--columns", *columns, "images per row")->check(integer_in(1, 64));
+  app.add_option("--scale", *scale, "pixels drawn per image pixel")->check(integer_in(1, 16));
   return [=] {
     LoadedRun r = load_run(*dir, "reconstruct");
     if (!r.run.network || r.run.network->network().output_kind() != tasks::OutputKind::logistic)

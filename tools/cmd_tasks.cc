@@ -12,7 +12,9 @@
 #include "core/json.h"
 #include "tasks/task_file.h"
 #include "tasks/task.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
+#include "tools/run_config.h"
 
 namespace tg::cli {
 
@@ -31,8 +33,7 @@ nlohmann::json task_options(const std::string& options, const std::vector<std::s
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) throw Error(fmt::format("--set needs KEY=VALUE (got '{}')", s));
     const std::string value = s.substr(eq + 1);
-    nlohmann::json v = parse_json(value, "--set", false);
-    j[s.substr(0, eq)] = v.is_discarded() ? nlohmann::json(value) : v;
+    j[s.substr(0, eq)] = set_value(value, "--set " + s.substr(0, eq));
   }
   return j;
 }
@@ -52,8 +53,8 @@ Run add_tasks(CLI::App& app) {
   app.add_option("-o,--output", *out, "the task file to write (JSON lines; written atomically)");
   app.add_option("--options", *options, "task options as a JSON object, e.g. '{\"T\": 50}'");
   app.add_option("--set", *sets, "one task option KEY=VALUE (repeatable; over --options)");
-  app.add_option("--seed", *seed, "generator seed (the file holds sample(N) of Rng(seed))");
-  app.add_option("-n", *count, "number of sequences")->check(CLI::Range(int64_t{1}, int64_t{100'000'000}));
+  app.add_option("--seed", *seed, "generator seed (the file holds sample(N) of Rng(seed))")->check(unsigned_in(0, UINT64_MAX));
+  app.add_option("-n", *count, "number of sequences")->check(integer_in(1, 100'000'000));
   return [=] {
     if (!dump->empty() && !check->empty()) throw Error("give --dump or --check, not both");
     if (!check->empty()) {

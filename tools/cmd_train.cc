@@ -19,6 +19,7 @@
 #include "tasks/task_file.h"
 #include "tasks/text.h"
 #include "tasks/reaching.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/config_diff.h"
 #include "tools/loaded_run.h"
@@ -182,21 +183,21 @@ int eval_images(LoadedRun& r, const std::string& dir, const std::string& data, c
 Run add_train(CLI::App& app) {
   auto a = std::make_shared<TrainArgs>();
   app.add_option("--config", a->config, "run config (JSON): every option below, plus model_options etc.");
-  app.add_option("--model", a->model, "model (tapegrad models)");
-  app.add_option("--task", a->task, "task (tapegrad tasks)");
+  app.add_option("--model", a->model, "model (tapegrad models)")->check(non_empty_name());
+  app.add_option("--task", a->task, "task (tapegrad tasks)")->check(non_empty_name());
   app.add_option("--data", a->data, "a UTF-8 text file (task 'text'), an IDX file of images (task 'images') or a speech corpus directory (tasks 'phonemes', 'speech_frames')");
-  app.add_option("--optimizer", a->optimizer, "optimizer: hf, sgd, momentum, nag, rmsprop, adam, lbfgs");
-  app.add_option("--seed", a->seed, "random seed (initialisation and data)")->check(CLI::Range(uint64_t{1}, UINT64_MAX));
-  app.add_option("--steps", a->steps, "optimizer iterations")->check(CLI::Range(int64_t{0}, INT64_MAX));
+  app.add_option("--optimizer", a->optimizer, "optimizer: hf, sgd, momentum, nag, rmsprop, adam, lbfgs")->check(non_empty_name());
+  app.add_option("--seed", a->seed, "random seed (initialisation and data)")->check(unsigned_in(1, UINT64_MAX));
+  app.add_option("--steps", a->steps, "optimizer iterations")->check(integer_in(0, INT64_MAX));
   app.add_option("--max-seconds", a->max_seconds, "stop with a checkpoint after this much time")
-      ->check(CLI::Range(0.0, 1e12));
+      ->check(number_in(0.0, 1e12));
   app.add_option("--cpu-budget", a->cpu_budget,
                  "stop with a checkpoint once the run's training CPU seconds, over all --resume calls, reach this")
-      ->check(CLI::Range(0.0, 1e12));
+      ->check(number_in(0.0, 1e12));
   app.add_option("--threads", a->threads,
                  "threads that split each batch (default: the cores this process may use, shared among MPI ranks; "
                  "results repeat bit for bit at a given count)")
-      ->check(CLI::Range(1, 1024));
+      ->check(integer_in(1, 1024));
   app.add_option("--set", a->sets, "key=value override of the run config; dotted keys: model_options.hidden=64");
   app.add_option("--out", a->out, "run directory (config.json, metrics.jsonl, checkpoint.npz)")->required();
   app.add_flag("--resume", a->resume, "continue the run in --out from its checkpoint");
@@ -222,10 +223,11 @@ Run add_eval(CLI::App& app) {
                  "key=value over the run's task options, for fresh sequences of another kind (steps=60: longer "
                  "ones; part=gap: held-out frequencies)");
   app.add_option("--data", *data, "a text file (scored with the run's vocabulary) or a task file (tasks --dump)");
-  app.add_option("--task", *task, "score on fresh sequences of this task (default: the run's own)");
-  app.add_option("--seed", *seed, "seed of the fresh test sequences (the same as tasks --dump --seed)");
+  app.add_option("--task", *task, "score on fresh sequences of this task (default: the run's own)")->check(non_empty_name());
+  app.add_option("--seed", *seed, "seed of the fresh test sequences (the same as tasks --dump --seed)")
+      ->check(unsigned_in(0, UINT64_MAX));
   CLI::Option* n_option = app.add_option("-n", *count, "number of test sequences (at most, for fixed data; images: "
-                                                      "all unless given)")->check(CLI::Range(int64_t{1}, INT64_MAX));
+                                                      "all unless given)")->check(integer_in(1, INT64_MAX));
   return [=] {
     if (!data->empty() && !task->empty())
       throw Error(fmt::format("eval: give --data (fixed sequences) or --task (fresh ones), not both (--task {} would "
@@ -271,9 +273,14 @@ Run add_eval(CLI::App& app) {
       t = owned.get();
       what = *data;
     } else if ((!task->empty() && *task != cfg.task) || !task_sets->empty()) {
-      nlohmann::json o = cfg.task_options;
-      for (const std::string& a : *task_sets) apply_set(o, a);
       const std::string name = task->empty() ? cfg.task : *task;
+      // Another task keeps those of the run's options it has (T, say) and its own defaults for the rest:
+      // the run's task's own options (addition's cues) would be unknown to it.
+      nlohmann::json o = nlohmann::json::object();
+      const nlohmann::json& known = tasks::find(name).defaults;
+      for (const auto& [key, value] : cfg.task_options.items())
+        if (name == cfg.task || known.contains(key)) o[key] = value;
+      for (const std::string& a : *task_sets) apply_set(o, a);
       owned = tasks::make_dataset(name, o);
       if (!tasks::same_inputs_and_outputs(r.run.train->signature(), owned->signature()))
         throw Error(fmt::format("eval: task '{}' with {} gives inputs and outputs that run {} does not read", name,
@@ -347,9 +354,9 @@ Run add_sample(CLI::App& app) {
   auto seed = std::make_shared<uint64_t>(1);
   app.add_option("--run", *dir, "run directory of a character-level model")->required();
   app.add_option("--prompt", *prompt, "text to start from");
-  app.add_option("--length", *length, "characters to generate")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
-  app.add_option("--temperature", *temperature, "softmax temperature (0: greedy)")->check(CLI::Range(0.0, 100.0));
-  app.add_option("--seed", *seed, "sampling seed");
+  app.add_option("--length", *length, "characters to generate")->check(integer_in(1, 1000000));
+  app.add_option("--temperature", *temperature, "softmax temperature (0: greedy)")->check(number_in(0.0, 100.0));
+  app.add_option("--seed", *seed, "sampling seed")->check(unsigned_in(0, UINT64_MAX));
   return [=] {
     LoadedRun r = load_run(*dir, "sample");
     const tasks::Signature sig = r.run.train->signature();

@@ -19,6 +19,7 @@
 #include "models/temporal_rbm_objective.h"
 #include "tasks/bouncing_balls.h"
 #include "tasks/task.h"
+#include "tools/cli_checks.h"
 #include "tools/commands.h"
 #include "tools/image_grid.h"
 #include "tools/loaded_run.h"
@@ -86,14 +87,14 @@ Run add_video(CLI::App& app) {
   auto denoise = std::make_shared<bool>(false);
   app.add_option("--run", *dir, "run directory of a model trained on a video task (bouncing_balls ...)")->required();
   app.add_option("-o,--output", *out, "the PNG to write (default: DIR/video.png)");
-  app.add_option("-n", *count, "sequences shown")->check(CLI::Range(int64_t{1}, int64_t{16}));
+  app.add_option("-n", *count, "sequences shown")->check(integer_in(1, 16));
   app.add_option("--prefix", *prefix, "true frames a temporal RBM sees before it continues alone")
-      ->check(CLI::Range(int64_t{1}, int64_t{10000}));
-  app.add_option("--frames", *frames, "frames it then generates (with --denoise: frames shown)")->check(CLI::Range(int64_t{1}, int64_t{10000}));
-  app.add_option("--seed", *seed, "seed of the sequences and of the sampling");
+      ->check(integer_in(1, 10000));
+  app.add_option("--frames", *frames, "frames it then generates (with --denoise: frames shown)")->check(integer_in(1, 10000));
+  app.add_option("--seed", *seed, "seed of the sequences and of the sampling")->check(unsigned_in(0, UINT64_MAX));
   app.add_option("--gibbs", *gibbs, "Gibbs steps per generated frame (default: the model's predict_gibbs)")
-      ->check(CLI::Range(1, 10000));
-  app.add_option("--scale", *scale, "pixels drawn per frame pixel")->check(CLI::Range(int64_t{1}, int64_t{16}));
+      ->check(integer_in(1, 10000));
+  app.add_option("--scale", *scale, "pixels drawn per frame pixel")->check(integer_in(1, 16));
   app.add_flag("--denoise", *denoise, "a temporal RBM's online denoising of frames with blinking noise (Fig. 3.2)");
   return [=] {
     LoadedRun r = load_run(*dir, "video");

@@ -3,8 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "core/input_file.h"
-#include "core/json.h"
+#include "tools/run_config.h"
 
 namespace tg::cli {
 
@@ -17,9 +16,7 @@ void add_model_args(CLI::App& app, ModelArgs& a) {
 nlohmann::json user_options(const ModelArgs& a) {
   nlohmann::json opts = nlohmann::json::object();
   if (!a.config.empty()) {
-    const std::string text = read_input_file(a.config, "config", kMaxJsonFileBytes);  // no FIFOs or devices
-    nlohmann::json file = parse_json(text, "--config", false);
-    if (file.is_discarded()) throw Error(fmt::format("config file '{}' is not valid JSON", a.config));
+    const nlohmann::json file = read_json_file(a.config);  // no FIFOs or devices; a syntax error's line and column
     if (!file.is_object()) throw Error(fmt::format("config file '{}' must hold a JSON object of options", a.config));
     opts.update(file);
   }
@@ -27,8 +24,7 @@ nlohmann::json user_options(const ModelArgs& a) {
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) throw Error(fmt::format("--set '{}': expected key=value", s));
     const std::string value = s.substr(eq + 1);
-    nlohmann::json v = parse_json(value, "--set", false);
-    opts[s.substr(0, eq)] = v.is_discarded() ? nlohmann::json(value) : v;
+    opts[s.substr(0, eq)] = set_value(value, "--set " + s.substr(0, eq));
   }
   return opts;
 }

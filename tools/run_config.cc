@@ -128,10 +128,14 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   if (c.steps < 0) throw Error(fmt::format("{}: 'steps' must be >= 0, got {}", where, c.steps));
   if (c.curvature_batch < 0 || c.curvature_batch > c.batch)
     throw Error(fmt::format("{}: 'curvature_batch' must be in [0, batch={}], got {}", where, c.batch, c.curvature_batch));
-  if (c.eval_every < 0 || c.checkpoint_every < 0 || c.eval_batch <= 0 || !(c.max_seconds >= 0) ||
-      !(c.cpu_budget >= 0))
-    throw Error(fmt::format("{}: eval_every, checkpoint_every, max_seconds and cpu_budget must be >= 0, eval_batch > 0",
-                            where));
+  auto non_negative = [&](double v, const char* key) {
+    if (!(v >= 0)) throw Error(fmt::format("{}: '{}' must be >= 0, got {}", where, key, v));
+  };
+  non_negative(static_cast<double>(c.eval_every), "eval_every");
+  non_negative(static_cast<double>(c.checkpoint_every), "checkpoint_every");
+  non_negative(c.max_seconds, "max_seconds");
+  non_negative(c.cpu_budget, "cpu_budget");
+  positive(c.eval_batch, "eval_batch");
   if (c.confirm_sequences < 0)
     throw Error(fmt::format("{}: 'confirm_sequences' must be >= 0 (0: no confirmation), got {}", where,
                             c.confirm_sequences));
@@ -148,8 +152,7 @@ void apply_set(nlohmann::json& j, const std::string& assignment) {
   if (eq == std::string::npos || eq == 0)
     throw Error(fmt::format("--set: expected key=value, got '{}'", assignment));
   std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  nlohmann::json value = parse_json(text, "--set " + key, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text;
+  nlohmann::json value = set_value(text, "--set " + key);
   nlohmann::json* at = &j;
   size_t start = 0;
   for (size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1) {
@@ -159,6 +162,20 @@ void apply_set(nlohmann::json& j, const std::string& assignment) {
     if (!at->is_object()) throw Error(fmt::format("--set {}: '{}' is not an object", assignment, part));
   }
   (*at)[key.substr(start)] = value;
+}
+
+nlohmann::json set_value(const std::string& text, const std::string& what) {
+  nlohmann::json value = parse_json(text, what, /*allow_exceptions=*/false);
+  if (!value.is_discarded()) return value;
+  const size_t first = text.find_first_not_of(" \t\n");
+  if (first != std::string::npos && (text[first] == '{' || text[first] == '[' || text[first] == '"')) {
+    try {
+      (void)parse_json(text, what);  // throws with the parser's position and reason
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(fmt::format("{}: invalid JSON: {}", what, e.what()));
+    }
+  }
+  return text;
 }
 
 nlohmann::json read_json_file(const std::string& path) {

@@ -56,6 +56,10 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
 // Applies "key=value" (value parsed as JSON when it parses, else a string) to a JSON object;
 // dotted keys create nested objects.
 void apply_set(nlohmann::json& j, const std::string& assignment);
+// The value of a --set KEY=TEXT: TEXT as JSON when it parses (50, 0.5, [1,2], {"a":1}, "x"), else the plain
+// string (file=data/x.txt); TEXT that begins like JSON ({, [ or ") but does not parse is an error naming
+// `what` and the parser's complaint, not a string.
+nlohmann::json set_value(const std::string& text, const std::string& what);
 // Reads a JSON file; errors name the file (and line/column for syntax errors).
 nlohmann::json read_json_file(const std::string& path);
 

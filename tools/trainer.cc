@@ -78,11 +78,21 @@ void truncate_metrics(const std::string& path, int64_t iteration) {
   if (!fs::exists(path)) return;
   InputFile in(path, "metrics file", kMaxTaskFileBytes);  // a FIFO or device in its place is an error
   std::string line, kept;
+  int64_t torn = 0, last_kept = -1;
   while (in.read_line(line)) {
     auto j = parse_json(line, path, false);
-    if (j.is_discarded() || !j.contains("iteration")) continue;  // a torn last line from a kill
-    if (j["iteration"].get<int64_t>() <= iteration) kept += line + "\n";
+    if (j.is_discarded() || !j.contains("iteration") || !j["iteration"].is_number_integer()) {
+      ++torn;  // a torn last line from a kill
+      continue;
+    }
+    const int64_t at = j["iteration"].get<int64_t>();
+    if (at <= iteration) kept += line + "\n", last_kept = std::max(last_kept, at);
   }
+  // A torn line before the checkpoint's iteration leaves records missing for good: say so, once.
+  if (torn > 0 && last_kept < iteration)
+    std::fprintf(stderr, "warning: %s: %lld unreadable line(s) dropped; the last record kept is iteration %lld, the "
+                 "checkpoint's %lld: the records between are lost\n", path.c_str(), static_cast<long long>(torn),
+                 static_cast<long long>(last_kept), static_cast<long long>(iteration));
   write_file_atomically(path, kept);
 }
 
@@ -309,7 +319,7 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
 // Every input is valid by now: only then touch the output directory.
 void Trainer::open_run_directory() {
   if (opt_.resume) {
-    if (!fs::exists(ckpt_path_)) throw Error(fmt::format("train --resume: no checkpoint at {}", ckpt_path_));
+    if (!fs::exists(ckpt_path_)) throw Error(fmt::format("--resume: no checkpoint at {} (nothing to continue)", ckpt_path_));
     if (lead_) lock_.emplace(dir_);
     return;
   }

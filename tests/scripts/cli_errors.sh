@@ -32,6 +32,28 @@ expect network_params_sizes "network 'mlp' takes its sizes from the data in trai
 expect network_params_option "network 'autoencoder': unknown option 'encodr'"       -- params --model autoencoder --set in=784 --set encodr=5
 expect invalid_number_steps "steps"                    -- train --task addition --steps -5 --out run1
 expect invalid_number_text "seed"                      -- train --task addition --seed abc --out run1
+# numbers read strictly (a CLI audit found these wrapping, saturating or misreported)
+expect negative_seed "--seed: '-1' is not a whole number >= 0" -- train --task addition --seed -1 --out run1
+expect negative_eval_seed "--seed: '-1' is not a whole number >= 0" -- eval --run nowhere --seed -1
+expect huge_steps "--steps: 99999999999999999999 is too large a number" -- train --task addition --steps 99999999999999999999 --out run1
+expect steps_not_integer "--steps: '3.5' is not an integer" -- train --task addition --steps 3.5 --out run1
+expect seconds_not_number "--max-seconds: 'abc' is not a number" -- train --task addition --max-seconds abc --out run1
+expect ollivier_units "--units: 0 is outside \[1, 1000000\]" -- ollivier --task anbn --units 0
+expect ollivier_negative_passes "--max-passes: -5 is outside" -- ollivier --task anbn --max-passes -5 --units 8
+expect ollivier_eps "--eps: 0 must be > 0" -- ollivier --task anbn --eps 0
+expect ollivier_bad_size "--sizes: 'abc' is not a network size" -- ollivier --grid --sizes 8,abc --tasks anbn
+expect ollivier_unknown_row "--rows: 'nosuch' is not a row of Table 1 here" -- ollivier --grid --rows nosuch --sizes 8 --tasks anbn
+expect broken_json_set "--set model_options: invalid JSON: .*line 1, column 11" -- train --task addition --set 'model_options={"hidden":' --out run1
+expect empty_optimizer "--optimizer: an empty name" -- train --task addition --optimizer '' --out run1
+expect zero_eval_batch "'eval_batch' must be positive, got 0" -- train --task addition --set eval_batch=0 --out run1
+expect negative_eval_every "'eval_every' must be >= 0, got -1" -- train --task addition --set eval_every=-1 --out run1
+printf '{\n "hidden": 8,\n "x": ,\n}\n' >bad3.json
+expect params_config_line "bad3.json: invalid JSON: .*line 3, column 7" -- params --model rnn --config bad3.json
+expect bench_mode_option "--depth requires --ctc" -- bench --model rnn --depth 5 --reps 1
+expect bench_ctc_without_model "--ctc requires --model" -- bench --ctc --reps 1
+# eval on another task keeps only the run's options that task has (addition's own used to be "unknown")
+"$TG" train --task addition --set task_options.T=10 --set model_options.hidden=4 --steps 1 --quiet --out tiny >/dev/null 2>&1
+expect eval_other_task "task 'temporal_order' with [{]\"T\":10[}] gives inputs and outputs that run tiny does not read" -- eval --run tiny --task temporal_order
 expect invalid_task_option "'T'"                       -- train --task addition --set task_options.T=2 --out run1
 expect bad_remat_segments "remat_segments"              -- train --task addition --set objective_options.remat_segments=-3 --out run1
 expect remat_needs_cell_model "remat_segments.*'esn'"    -- train --model esn --task addition --set objective_options.remat_segments=4 --out run1
@@ -41,7 +63,7 @@ expect eval_missing_run "no such file|cannot open"     -- eval --run nowhere
 expect unknown_subcommand "frobnicate"                 -- frobnicate
 expect ollivier_bad_method "option 'transition' must be one of" -- ollivier --transition natural --max-passes 1
 expect ollivier_bad_task "not one of Ollivier's"       -- ollivier --task addition --max-passes 1
-expect ilqr_bad_reaches "--reaches.*not in range"    -- ilqr --reaches 0 --out ilqr.json
+expect ilqr_bad_reaches "--reaches: 0 is outside \[1, 100000\]" -- ilqr --reaches 0 --out ilqr.json
 expect ilqr_bad_radius "ilqr: --radius must be > 0"    -- ilqr --radius -0.1 --out ilqr.json
 expect ilqr_radius_out_of_reach "ilqr: --radius 1: .*out of reach" -- ilqr --radius 1 --out ilqr.json
 expect ilqr_bad_alpha "ilqr: --alpha must be >= 0"     -- ilqr --alpha nan --out ilqr.json
