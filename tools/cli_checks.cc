@@ -1,24 +1,42 @@
 #include "tools/cli_checks.h"
 
-#include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
-#include <system_error>
+#include <type_traits>
 
 #include <fmt/format.h>
 
 namespace tg::cli {
 namespace {
-// std::from_chars over the whole text: no sign for unsigned types, no leading '+' or spaces, no trailing
-// characters; its result_out_of_range names an overflow instead of saturating.
+// The text read as CLI11 2.1 then stores it (strtoll / strtoull / strtold, base 0: "0x10" is 16 and "017" is
+// 15), so that the value checked is the value stored; but the whole text must be the number, a too large one
+// is an error instead of a saturated value, and an unsigned one has no minus sign instead of wrapping round.
 template <class T>
-std::string parse_whole(const std::string& text, T& value, const char* what) {
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec == std::errc::result_out_of_range) return fmt::format("{} is too large a number", text);
-  if (ec != std::errc() || ptr != end || text.empty()) return fmt::format("'{}' is not {}", text, what);
+std::string read_number(const std::string& text, T& value, const char* what) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    value = static_cast<T>(std::strtold(begin, &end));
+  } else if constexpr (std::is_signed_v<T>) {
+    value = static_cast<T>(std::strtoll(begin, &end, 0));
+  } else {
+    if (text.find('-') != std::string::npos) return fmt::format("'{}' is not {}", text, what);
+    value = static_cast<T>(std::strtoull(begin, &end, 0));
+  }
+  if (text.empty() || end != begin + text.size() || end == begin) return fmt::format("'{}' is not {}", text, what);
+  if (errno == ERANGE) return fmt::format("{} is out of range", text);
   return "";
+}
+
+// "INT in [1 - 1024]"; an open end (the type's largest value) is left out of the help text.
+template <class T>
+std::string bounds_text(const char* type, T lo, T hi) {
+  if (hi == std::numeric_limits<T>::max()) return fmt::format("{} >= {}", type, lo);
+  return fmt::format("{} in [{} - {}]", type, lo, hi);
 }
 
 template <class T>
@@ -26,21 +44,24 @@ CLI::Validator whole_in(T lo, T hi, const char* what) {
   return CLI::Validator(
       [lo, hi, what](std::string& text) -> std::string {
         T v{};
-        if (std::string bad = parse_whole(text, v, what); !bad.empty()) return bad;
-        if (v < lo || v > hi) return fmt::format("{} is outside [{}, {}]", text, lo, hi);
+        if (std::string bad = read_number(text, v, what); !bad.empty()) return bad;
+        if (v < lo || v > hi)
+          return hi == std::numeric_limits<T>::max() ? fmt::format("{} must be >= {}", text, lo)
+                                                     : fmt::format("{} is outside [{}, {}]", text, lo, hi);
         return "";
       },
-      fmt::format("INT in [{} - {}]", lo, hi));
+      bounds_text("INT", lo, hi));
 }
 
 CLI::Validator real(double lo, double hi, bool open_low, std::string description) {
   return CLI::Validator(
       [lo, hi, open_low](std::string& text) -> std::string {
         double v = 0;
-        if (std::string bad = parse_whole(text, v, "a number"); !bad.empty()) return bad;
+        if (std::string bad = read_number(text, v, "a number"); !bad.empty()) return bad;
         if (!std::isfinite(v)) return fmt::format("{} is not a finite number", text);
         if (open_low && !(v > lo)) return fmt::format("{} must be > {:g}", text, lo);
-        if (v < lo || v > hi) return fmt::format("{} is outside [{:g}, {:g}]", text, lo, hi);
+        if (v < lo) return fmt::format("{} must be >= {:g}", text, lo);
+        if (v > hi) return fmt::format("{} is outside [{:g}, {:g}]", text, lo, hi);
         return "";
       },
       std::move(description));
@@ -52,12 +73,8 @@ CLI::Validator unsigned_in(uint64_t lo, uint64_t hi) { return whole_in(lo, hi, "
 CLI::Validator number_in(double lo, double hi) {
   return real(lo, hi, false, fmt::format("FLOAT in [{:g} - {:g}]", lo, hi));
 }
-CLI::Validator positive_number() {
-  return real(0.0, std::numeric_limits<double>::max(), true, "FLOAT > 0");
-}
-CLI::Validator non_negative_number() {
-  return real(0.0, std::numeric_limits<double>::max(), false, "FLOAT >= 0");
-}
+CLI::Validator positive_number() { return real(0.0, std::numeric_limits<double>::max(), true, "FLOAT > 0"); }
+CLI::Validator non_negative_number() { return real(0.0, std::numeric_limits<double>::max(), false, "FLOAT >= 0"); }
 CLI::Validator non_empty_name() {
   return CLI::Validator([](std::string& text) { return text.empty() ? std::string("an empty name") : std::string(); },
                         "NAME");

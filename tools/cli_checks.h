@@ -1,7 +1,7 @@
 // Validators for the command line's numeric options. CLI11's Range reports text that is not a number as
 // "not in range", prints a double's bounds with 300 digits, and checks nothing that its conversion then
 // wraps or saturates (`--seed -1` became 2^64 - 1, `--steps 99999999999999999999` INT64_MAX): these read
-// the option's text themselves, strictly, before CLI11 converts it.
+// the option's text as CLI11 will convert it (so the value checked is the value stored), before it does.
 #pragma once
 #include <cstdint>
 

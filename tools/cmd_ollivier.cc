@@ -203,7 +203,9 @@ const Row kRows[] = {
 int run_grid(const Args& a) {
   std::vector<std::string> task_names = split(a.grid_tasks.empty() ? a.task : a.grid_tasks);
   std::vector<int64_t> sizes;
-  for (const std::string& s : split(a.grid_sizes)) {
+  for (const std::string& item : split(a.grid_sizes)) {
+    const size_t first = item.find_first_not_of(' '), last = item.find_last_not_of(' ');
+    const std::string s = first == std::string::npos ? "" : item.substr(first, last - first + 1);  // "4, 8"
     int64_t n = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
     if (ec != std::errc() || end != s.data() + s.size() || n < 1 || n > 1'000'000)

@@ -89,7 +89,7 @@ void truncate_metrics(const std::string& path, int64_t iteration) {
     if (at <= iteration) kept += line + "\n", last_kept = std::max(last_kept, at);
   }
   // A torn line before the checkpoint's iteration leaves records missing for good: say so, once.
-  if (torn > 0 && last_kept < iteration)
+  if (torn > 0 && iteration > 0 && last_kept < iteration)  // at iteration 0 there is nothing to lose
     std::fprintf(stderr, "warning: %s: %lld unreadable line(s) dropped; the last record kept is iteration %lld, the "
                  "checkpoint's %lld: the records between are lost\n", path.c_str(), static_cast<long long>(torn),
                  static_cast<long long>(last_kept), static_cast<long long>(iteration));

@@ -35,11 +35,11 @@ expect invalid_number_text "seed"                      -- train --task addition 
 # numbers read strictly (a CLI audit found these wrapping, saturating or misreported)
 expect negative_seed "--seed: '-1' is not a whole number >= 0" -- train --task addition --seed -1 --out run1
 expect negative_eval_seed "--seed: '-1' is not a whole number >= 0" -- eval --run nowhere --seed -1
-expect huge_steps "--steps: 99999999999999999999 is too large a number" -- train --task addition --steps 99999999999999999999 --out run1
+expect huge_steps "--steps: 99999999999999999999 is out of range" -- train --task addition --steps 99999999999999999999 --out run1
 expect steps_not_integer "--steps: '3.5' is not an integer" -- train --task addition --steps 3.5 --out run1
 expect seconds_not_number "--max-seconds: 'abc' is not a number" -- train --task addition --max-seconds abc --out run1
 expect ollivier_units "--units: 0 is outside \[1, 1000000\]" -- ollivier --task anbn --units 0
-expect ollivier_negative_passes "--max-passes: -5 is outside" -- ollivier --task anbn --max-passes -5 --units 8
+expect ollivier_negative_passes "--max-passes: -5 must be >= 0" -- ollivier --task anbn --max-passes -5 --units 8
 expect ollivier_eps "--eps: 0 must be > 0" -- ollivier --task anbn --eps 0
 expect ollivier_bad_size "--sizes: 'abc' is not a network size" -- ollivier --grid --sizes 8,abc --tasks anbn
 expect ollivier_unknown_row "--rows: 'nosuch' is not a row of Table 1 here" -- ollivier --grid --rows nosuch --sizes 8 --tasks anbn
@@ -49,6 +49,8 @@ expect zero_eval_batch "'eval_batch' must be positive, got 0" -- train --task ad
 expect negative_eval_every "'eval_every' must be >= 0, got -1" -- train --task addition --set eval_every=-1 --out run1
 printf '{\n "hidden": 8,\n "x": ,\n}\n' >bad3.json
 expect params_config_line "bad3.json: invalid JSON: .*line 3, column 7" -- params --model rnn --config bad3.json
+expect hex_count_outside "-n: 0x401 is outside \[1, 1024\]" -- reconstruct --run nowhere -n 0x401
+expect ollivier_sizes_spaces "--sizes: 'x' is not a network size" -- ollivier --grid --sizes '4, x' --tasks anbn
 expect bench_mode_option "--depth requires --ctc" -- bench --model rnn --depth 5 --reps 1
 expect bench_ctc_without_model "--ctc requires --model" -- bench --ctc --reps 1
 # eval on another task keeps only the run's options that task has (addition's own used to be "unknown")
