@@ -54,6 +54,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (argc > 1 && argv[1][0] == '-' && std::string(argv[1]) != "-h" && std::string(argv[1]) != "--help") {
+    // CLI11 would only say "A subcommand is required"
+    std::fprintf(stderr, "tapegrad: error: unknown option '%s': options follow a command (tapegrad COMMAND --help)\n",
+                 tg::printable(argv[1]).c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -51,6 +51,7 @@ printf '{\n "hidden": 8,\n "x": ,\n}\n' >bad3.json
 expect params_config_line "bad3.json: invalid JSON: .*line 3, column 7" -- params --model rnn --config bad3.json
 expect hex_count_outside "-n: 0x401 is outside \[1, 1024\]" -- reconstruct --run nowhere -n 0x401
 expect ollivier_sizes_spaces "--sizes: 'x' is not a network size" -- ollivier --grid --sizes '4, x' --tasks anbn
+expect option_before_command "unknown option '--bogus': options follow a command" -- --bogus
 expect bench_mode_option "--depth requires --ctc" -- bench --model rnn --depth 5 --reps 1
 expect bench_ctc_without_model "--ctc requires --model" -- bench --ctc --reps 1
 # eval on another task keeps only the run's options that task has (addition's own used to be "unknown")
