@@ -125,7 +125,7 @@ Outputs unroll_cell_steps(Graph& g, const Cell& cell, const OutputLayer& head, c
     // dropout on the output layer's input only: the state itself (the recurrent path) is untouched
     reads.push_back(xs.readout_keep.empty() ? h : ops::mul(h, keep(xs.readout_keep, t, h.shape())));
   }
-  const std::vector<Var> z = head.logits_of_steps(g, reads, scope + "/t", begin);
+  const std::vector<Var> z = head.logits_of_steps(g, reads, scope + "/t", begin, Site::current(), &out.logits_all);
   for (size_t i = 0; i < z.size(); ++i) out.record(g, preact[i], hidden[i], z[i]);
   return out;
 }

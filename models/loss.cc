@@ -26,9 +26,49 @@ Tensor stack_rows(const std::vector<Tensor>& parts, DType dt) {
   }
   return out;
 }
+
+// Whether step t's targets count (a mask of all zeros drops the step).
+bool step_scored(const Targets& ys, size_t t) {
+  if (ys.mask.empty()) return true;
+  for (int64_t b = 0; b < ys.mask[t].size(); ++b)
+    if (ys.mask[t].at(b) != 0) return true;
+  return false;
+}
+
+// out.logits_all when the loss may read it for every step's rows: every step scored, one row block per step.
+Var stacked_logits(const Outputs& out, const Targets& ys) {
+  const size_t T = out.logits.size();
+  if (out.logits_all.empty() || T < 2 || out.logits_all.shape()[0] != static_cast<int64_t>(T) * out.logits[0].shape()[0])
+    return {};
+  for (size_t t = 0; t < T && t < ys.mask.size(); ++t)
+    if (!step_scored(ys, t)) return {};
+  return out.logits_all;
+}
+
+// `stacked`: the steps' rows in one node, read instead of their concatenation when every step is scored.
+Var matching_loss_rows(OutputKind kind, std::span<const Var> logits, Var stacked, const Targets& ys, bool mean,
+                       Site site);
 }  // namespace
 
 Var matching_loss(OutputKind kind, std::span<const Var> logits, const Targets& ys, bool mean, Site site) {
+  return matching_loss_rows(kind, logits, Var{}, ys, mean, site);
+}
+
+Var matching_loss(OutputKind kind, const Outputs& out, const Targets& ys, bool mean, Site site) {
+  return matching_loss_rows(kind, out.logits, stacked_logits(out, ys), ys, mean, site);
+}
+
+std::vector<Var> scored_logits(const Outputs& out, const Targets& ys) {
+  if (Var all = stacked_logits(out, ys); !all.empty()) return {all};
+  std::vector<Var> read;
+  for (size_t t = 0; t < out.logits.size(); ++t)
+    if (step_scored(ys, t)) read.push_back(out.logits[t]);
+  return read;
+}
+
+namespace {
+Var matching_loss_rows(OutputKind kind, std::span<const Var> logits, Var stacked, const Targets& ys, bool mean,
+                       Site site) {
   const size_t T = logits.size();
   if (T == 0) throw Error(fmt::format("matching_loss: no steps at {}", site.str()));
   const bool symbolic = kind == OutputKind::softmax;
@@ -66,7 +106,7 @@ Var matching_loss(OutputKind kind, std::span<const Var> logits, const Targets& y
   if (z.empty()) throw Error(fmt::format("matching_loss: the loss mask selects no step at {}", site.str()));
 
   Graph& g = *z[0].graph();
-  Var all = z.size() == 1 ? z[0] : ops::concat(z, 0, site);
+  Var all = !stacked.empty() && z.size() == T ? stacked : z.size() == 1 ? z[0] : ops::concat(z, 0, site);
   Var m = mask.empty() ? Var{} : g.input(stack_rows(mask, dt));
   switch (kind) {
     case OutputKind::softmax:
@@ -78,6 +118,7 @@ Var matching_loss(OutputKind kind, std::span<const Var> logits, const Targets& y
   }
   throw Error("matching_loss: unknown output kind");
 }
+}  // namespace
 
 Var per_row_loss(Graph& g, OutputKind kind, Var z, const ops::Index& classes, Var y) {
   switch (kind) {

@@ -24,6 +24,9 @@ using tasks::output_kind_name;
 
 struct Outputs {
   std::vector<Var> logits;  // per step [B, out]: pre-nonlinearity outputs (Gauss-Newton block), tag "logits"
+  // [T·B, out]: every step's logits in one node when one product made them (the steps' `logits` are its
+  // row blocks); empty otherwise. matching_loss(kind, outputs, ...) reads it.
+  Var logits_all;
   std::vector<Var> preact;  // per step [B, H]: hidden pre-activations (structural damping), tag "preact"
   std::vector<Var> hidden;  // per step [B, H]: the state read by the output layer
   Var initial;              // [B, H]: that readout of the initial state (cell models; else empty)

@@ -231,11 +231,10 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
   built.outputs = out.logits;
   // CTC: the mean over sequences of -log p(labels | outputs)
   const Var ctc_losses = ctc ? ctc_per_sequence(*g, out.logits, b) : Var();
-  Var loss = ctc ? ops::scale(ops::sum(ctc_losses), 1.0 / weight) : matching_loss(kind, out.logits, b.targets, /*mean=*/true);
-  // Gauss-Newton block: only the logits the loss reads (the loss has no curvature at the others)
-  std::vector<Var> read;
-  for (size_t t = 0; t < out.logits.size(); ++t)
-    if (ctc || b.targets.mask.empty() || any_nonzero(b.targets.mask[t])) read.push_back(out.logits[t]);
+  Var loss = ctc ? ops::scale(ops::sum(ctc_losses), 1.0 / weight) : matching_loss(kind, out, b.targets, /*mean=*/true);
+  // Gauss-Newton block: only the logits the loss reads (the loss has no curvature at the others); the
+  // stacked logits when the loss reads those (models/loss.h)
+  const std::vector<Var> read = ctc ? out.logits : scored_logits(out, b.targets);
 
   if (opt_.norm_preserving > 0) {
     // Ω's error vectors a_t = ∂E/∂h_t of the task loss E, held constant as in Pascanu et al.

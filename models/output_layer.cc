@@ -15,7 +15,8 @@ Var OutputLayer::logits(Graph& g, Var readout, Site site) const {
 }
 
 std::vector<Var> OutputLayer::logits_of_steps(Graph& g, std::span<const Var> readouts, const std::string& step_scope,
-                                               int64_t first, Site site) const {
+                                               int64_t first, Site site, Var* all_out) const {
+  if (all_out) *all_out = Var{};
   if (readouts.empty()) return {};
   if (readouts.size() == 1) {
     ScopeGuard scope(g, step_scope, static_cast<long>(first));
@@ -23,6 +24,7 @@ std::vector<Var> OutputLayer::logits_of_steps(Graph& g, std::span<const Var> rea
   }
   const int64_t B = readouts[0].shape()[0];
   const Var all = logits(g, ops::concat(readouts, 0, site), site);
+  if (all_out) *all_out = all;
   std::vector<Var> z;
   z.reserve(readouts.size());
   for (size_t i = 0; i < readouts.size(); ++i) {

@@ -22,8 +22,9 @@ class OutputLayer {
   // The logits of steps first, first + 1, ... from their readouts [B, in] in one GEMM of n·B rows (one
   // product instead of n small ones, which run far below a GEMM's peak); each step's logits, its block
   // of rows (a view), is named in scope `step_scope`=t as a per-step product would be.
+  // `all`, when given, receives the stacked logits [n·B, out] (empty for one step): Outputs::logits_all.
   std::vector<Var> logits_of_steps(Graph& g, std::span<const Var> readouts, const std::string& step_scope,
-                                   int64_t first, Site site = Site::current()) const;
+                                   int64_t first, Site site = Site::current(), Var* all = nullptr) const;
 
  private:
   ParamId w_oh_;

@@ -177,8 +177,8 @@ class Bidirectional final : public Model {
       hidden.push_back(h);
     }
     ScopeGuard scope(g, kind_ + "/out");
-    const std::vector<Var> z = head_.logits_of_steps(g, hidden, "t", 0);
     Outputs out;
+    const std::vector<Var> z = head_.logits_of_steps(g, hidden, "t", 0, Site::current(), &out.logits_all);
     for (size_t t = 0; t < z.size(); ++t) out.record(g, preact[t], hidden[t], z[t]);
     return out;
   }

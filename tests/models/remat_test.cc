@@ -104,6 +104,29 @@ TEST_P(Remat, EqualsTheFullTapeForEverySegmentCount) {
   }
 }
 
+// With every step scored the full tape's loss and Gauss-Newton block read the stacked logits (one node
+// [T·B, out], models/loss.h) where the segments read each step's rows: the same numbers.
+TEST_P(Remat, EqualsTheFullTapeWhoseLossReadsTheStackedLogits) {
+  Pair p = make_pair(GetParam(), 3, 7, 3);
+  p.batch.targets.mask.clear();  // every step scored
+  auto ef = p.full->evaluate(p.full->params().values().clone(), p.batch);
+  auto er = p.remat->evaluate(p.remat->params().values().clone(), p.batch);
+  const std::vector<Var>& at = ef->built().curvature.at;
+  ASSERT_EQ(at.size(), 1u) << "the block takes the stacked logits";
+  EXPECT_EQ(at[0].shape()[0], 7 * 3);
+  EXPECT_NEAR(er->value(), ef->value(), kTol * std::max(1.0, std::abs(ef->value())));
+  EXPECT_LE(rel_err(er->grad(), ef->grad()), kTol);
+  Rng rng(11);
+  for (int k = 0; k < 2; ++k) {
+    ParamVec v = ParamVec::random_normal(p.full->params().layout(), DType::f64, rng);
+    ParamVec vr = relayout(v, p.remat->params());
+    EXPECT_LE(rel_err(er->gnvp(vr), ef->gnvp(v)), kTol);
+    EXPECT_LE(rel_err(er->structural_gnvp(vr), ef->structural_gnvp(v)), kTol);
+    EXPECT_LE(rel_err(er->hvp(vr), ef->hvp(v)), kTol);
+    EXPECT_GT(ef->gnvp(v).norm(), 0.0);
+  }
+}
+
 TEST_P(Remat, JvpAndVjpAtTheLogitsEqualTheLinearization) {
   Pair p = make_pair(GetParam(), 3);
   auto ef = p.full->evaluate(p.full->params().values().clone(), p.batch);
