@@ -27,6 +27,12 @@ Tensor stack_rows(const std::vector<Tensor>& parts, DType dt) {
   return out;
 }
 
+// One loss mask per step, or none.
+void check_mask_steps(const Outputs& out, const Targets& ys) {
+  if (!ys.mask.empty() && ys.mask.size() != out.logits.size())
+    throw Error(fmt::format("matching_loss: {} masks for {} steps", ys.mask.size(), out.logits.size()));
+}
+
 // Whether step t's targets count (a mask of all zeros drops the step).
 bool step_scored(const Targets& ys, size_t t) {
   if (ys.mask.empty()) return true;
@@ -38,6 +44,7 @@ bool step_scored(const Targets& ys, size_t t) {
 // out.logits_all when the loss may read it for every step's rows: every step scored, one row block per step.
 Var stacked_logits(const Outputs& out, const Targets& ys) {
   const size_t T = out.logits.size();
+  check_mask_steps(out, ys);
   if (out.logits_all.empty() || T < 2 || out.logits_all.shape()[0] != static_cast<int64_t>(T) * out.logits[0].shape()[0])
     return {};
   for (size_t t = 0; t < T && t < ys.mask.size(); ++t)
@@ -59,6 +66,7 @@ Var matching_loss(OutputKind kind, const Outputs& out, const Targets& ys, bool m
 }
 
 std::vector<Var> scored_logits(const Outputs& out, const Targets& ys) {
+  check_mask_steps(out, ys);
   if (Var all = stacked_logits(out, ys); !all.empty()) return {all};
   std::vector<Var> read;
   for (size_t t = 0; t < out.logits.size(); ++t)

@@ -20,8 +20,8 @@ Var matching_loss(OutputKind kind, std::span<const Var> logits, const Targets& y
                   Site site = Site::current());
 // The same for a model's outputs. When every step is scored and one product made every step's logits
 // (Outputs::logits_all), the loss reads that node instead of concatenating the steps' rows again, which
-// saves a concatenation and, in the reverse sweep, one slice and one piece per step (~15% of a small
-// RNN's step). A Gauss-Newton block of this loss must then take scored_logits(out, ys): the nodes the
+// saves a concatenation and, in the reverse sweep, one slice and one piece per step (~10% of a small
+// RNN's step, docs/results/engine_bench.md). A Gauss-Newton block of this loss must then take scored_logits(out, ys): the nodes the
 // loss reads.
 Var matching_loss(OutputKind kind, const Outputs& out, const Targets& ys, bool mean = true, Site site = Site::current());
 std::vector<Var> scored_logits(const Outputs& out, const Targets& ys);

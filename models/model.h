@@ -23,9 +23,11 @@ using tasks::Sequence;
 using tasks::output_kind_name;
 
 struct Outputs {
-  std::vector<Var> logits;  // per step [B, out]: pre-nonlinearity outputs (Gauss-Newton block), tag "logits"
+  std::vector<Var> logits;  // per step [B, out]: pre-nonlinearity outputs, tag "logits"
   // [T·B, out]: every step's logits in one node when one product made them (the steps' `logits` are its
-  // row blocks); empty otherwise. matching_loss(kind, outputs, ...) reads it.
+  // row blocks); empty otherwise. matching_loss(kind, outputs, ...) and its Gauss-Newton block
+  // (scored_logits) read it when every step is scored, so code that changes `logits` after the unroll
+  // must clear it.
   Var logits_all;
   std::vector<Var> preact;  // per step [B, H]: hidden pre-activations (structural damping), tag "preact"
   std::vector<Var> hidden;  // per step [B, H]: the state read by the output layer

@@ -22,7 +22,7 @@ using tasks::data_as;
 // A graph built at some θ on some batch: the loss and its curvature blocks.
 struct Built {
   Var loss;                           // scalar: the objective's value
-  ad::Block curvature;                // the Gauss-Newton block: {logits}, loss
+  ad::Block curvature;                // the Gauss-Newton block: the logits the loss reads, loss
   std::optional<ad::Block> structural;  // hidden pre-activations with a matching head (structural damping)
   // Per-sequence losses ℓ_n (sums over the sequence's targets) with the head (N / 2W²) Σ_n ℓ_n², N
   // sequences, W = Objective::weight: its Gauss-Newton product is the empirical Fisher of the mean loss.
