@@ -85,12 +85,6 @@ for r in $RUNS; do
     [ -n "${EVERY:-}" ] && every=$EVERY
     args+=(--set "eval_every=$every" --set "checkpoint_every=$every" --seed "$seed" --steps 100000000
            --cpu-budget "$BUDGET")
-    if [ "${PRINT:-0}" = 1 ]; then
-      line="tapegrad train"
-      for a in "${args[@]}"; do if [[ $a == *\[* ]]; then line+=" '$a'"; else line+=" $a"; fi; done
-      echo "$line --out $out"
-      continue
-    fi
-    train_lane "$out" "${args[@]}" < /dev/null
+    train_or_print "$out" "${args[@]}"  # lane.sh
   done
 done

@@ -114,12 +114,6 @@ plan | while read -r name model budget lr gc kind beta on opts; do
     [ "$beta" != 0 ] && args+=(--set "objective_options.stability_penalty={\"kind\": \"$kind\", \"beta\": $beta, \"on\": \"$on\"}")
     args+=(--set "eval_every=$every" --set "checkpoint_every=$every" --seed "$seed" --steps 100000000
            --cpu-budget "$budget")
-    if [ "${PRINT:-0}" = 1 ]; then
-      line="tapegrad train"
-      for a in "${args[@]}"; do if [[ $a == *[\"\ ]* ]]; then line+=" '$a'"; else line+=" $a"; fi; done
-      echo "$line --out $out"
-      continue
-    fi
-    train_lane "$out" "${args[@]}" < /dev/null
+    train_or_print "$out" "${args[@]}"  # lane.sh
   done
 done

@@ -36,10 +36,6 @@ for seed in $SEEDS; do  # seed-major: a partial set still compares the two setti
           --set optimizer_options.clip_norm=1 --set batch=16 --set eval_every=2000 --set eval_batch=1000
           --set checkpoint_every=2000 --set patience=1000 --seed "$seed" --steps 100000000 --cpu-budget "$BUDGET")
     [ "$beta" != 0 ] && args+=(--set "objective_options.norm_stabilizer=$beta")
-    if [ "${PRINT:-0}" = 1 ]; then
-      echo "tapegrad train ${args[*]} --out $out"
-      continue
-    fi
-    train_lane "$out" "${args[@]}" < /dev/null
+    train_or_print "$out" "${args[@]}"  # lane.sh
   done
 done

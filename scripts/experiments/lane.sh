@@ -50,3 +50,20 @@ eval_lane() {
   /usr/bin/python3 scripts/experiments/runs.py archive "$out"  # runs/GROUP only: kept for later sessions
   echo "$out: $(grep -E "^$measure " "$out/eval.txt" | head -n 1)"
 }
+
+# train_or_print OUT ARGS... trains OUT by train_lane, or with PRINT=1 prints the command instead, one line a
+# shell can run again: an argument holding a space, a quote, brackets, braces or another shell character is
+# single-quoted (the experiment scripts' PRINT=1 lists; krueger_table.py and krause_table.py read theirs).
+train_or_print() {
+  local out=$1
+  shift
+  if [ "${PRINT:-0}" = 1 ]; then
+    local line="tapegrad train" a
+    for a in "$@"; do
+      if [[ $a == *[[:space:]\"\'\[\]{}*?\$\;\&\|\<\>\(\)]* ]]; then line+=" '$a'"; else line+=" $a"; fi
+    done
+    echo "$line --out $out"
+    return 0
+  fi
+  train_lane "$out" "$@" < /dev/null
+}

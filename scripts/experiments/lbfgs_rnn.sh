@@ -36,10 +36,6 @@ for seed in $SEEDS; do
                    --set eval_every=250 --set checkpoint_every=250) ;;
       *) echo "lbfgs_rnn.sh: unknown method '$method' (lbfgs hf adam)" >&2; exit 2 ;;
     esac
-    if [ "${PRINT:-0}" = 1 ]; then
-      echo "tapegrad train ${args[*]} --out $out"
-      continue
-    fi
-    train_lane "$out" "${args[@]}" < /dev/null
+    train_or_print "$out" "${args[@]}"  # lane.sh
   done
 done

@@ -33,10 +33,6 @@ for seed in $SEEDS; do
           --set eval_batch=2000 --set checkpoint_every=2000 --set stop_on_success=true --seed "$seed"
           --steps 100000000 --cpu-budget "$BUDGET")
     [ "$lambda" != 0 ] && args+=(--set "objective_options.norm_preserving=$lambda")
-    if [ "${PRINT:-0}" = 1 ]; then
-      echo "tapegrad train ${args[*]} --out $out"
-      continue
-    fi
-    train_lane "$out" "${args[@]}" < /dev/null
+    train_or_print "$out" "${args[@]}"  # lane.sh
   done
 done

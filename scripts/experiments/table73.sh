@@ -68,11 +68,7 @@ for seed in $SEEDS; do
               --set "batch=$batch" --set eval_every=2500 --set eval_batch=2000 --set checkpoint_every=2500
               --seed "$seed" --steps "${STEPS:-50000}")
         [ "$clip" = clip1 ] && args+=(--set optimizer_options.clip_norm=1.0)
-        if [ "${PRINT:-0}" = 1 ]; then
-          echo "tapegrad train ${args[*]} --out $out"
-          continue
-        fi
-        train_lane "$out" "${args[@]}" < /dev/null
+        train_or_print "$out" "${args[@]}"  # lane.sh
       done
     done
   done

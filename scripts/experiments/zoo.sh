@@ -191,13 +191,7 @@ for m in $MODELS; do
       fi
       args+=(--set "eval_every=$every" --set "checkpoint_every=$ckpt" --seed "$seed" --steps 100000000
              --cpu-budget "$BUDGET")
-      if [ "${PRINT:-0}" = 1 ]; then
-        line="tapegrad train"
-        for a in "${args[@]}"; do if [[ $a == *"["* ]]; then line+=" '$a'"; else line+=" $a"; fi; done
-        echo "$line --out $out"
-        continue
-      fi
-      train_lane "$out" "${args[@]}"
+      train_or_print "$out" "${args[@]}"  # lane.sh
     done
   done
 done
