@@ -9,6 +9,7 @@
 #include "core/ad.h"
 #include "core/linearize.h"
 #include "gradcheck/model_specs.h"
+#include "tests/harness/model_rows.h"
 
 namespace tg::check {
 namespace {
@@ -65,12 +66,6 @@ TEST_P(ModelGaussNewton, TagsOnePreactivationAndOneLogitsNodePerStep) {
   }
 }
 
-std::string row_name(const ::testing::TestParamInfo<ModelSpec>& info) {
-  std::string s = info.param.name;
-  for (char& c : s)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
 INSTANTIATE_TEST_SUITE_P(Zoo, ModelGaussNewton, ::testing::ValuesIn(model_specs()), row_name);
 
 TEST(GaussNewtonDense, RnnEqualsJtHJFromJvpColumns) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "gradcheck/model_specs.h"
+#include "tests/harness/model_rows.h"
 
 namespace tg::check {
 namespace {
@@ -17,13 +18,6 @@ TEST_P(ModelGradcheck, LossOfAllParameters) {
   EXPECT_TRUE(r.ok) << GetParam().name << ": " << r.failure << " (fd " << r.fd1 << " dot " << r.dot1 << " fd2 "
                     << r.fd2 << " dot2 " << r.dot2 << " lin " << r.lin << ")";
   EXPECT_EQ(r.primal_reevals, 0u);
-}
-
-std::string row_name(const ::testing::TestParamInfo<ModelSpec>& info) {
-  std::string s = info.param.name;
-  for (char& c : s)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ModelGradcheck, ::testing::ValuesIn(model_specs()), row_name);

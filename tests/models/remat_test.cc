@@ -13,23 +13,13 @@
 #include "optim/remat_evaluation.h"
 #include "tests/harness/error_of.h"
 #include "gradcheck/model_specs.h"
+#include "tests/harness/model_rows.h"
 
 namespace tg::check {
 namespace {
 
 constexpr double kTol = 1e-12;
 
-// ‖a - b‖ relative to ‖b‖ (absolute when b is tiny).
-double rel_err(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double d = 0, n = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    d += (a[i] - b[i]) * (a[i] - b[i]);
-    n += b[i] * b[i];
-  }
-  return std::sqrt(d) / std::max(std::sqrt(n), 1e-8);
-}
-double rel_err(const ParamVec& a, const ParamVec& b) { return rel_err(a.flat().to_vector(), b.flat().to_vector()); }
 std::vector<double> flat(const std::vector<Tensor>& ts) {
   std::vector<double> out;
   for (const Tensor& t : ts)
@@ -155,12 +145,6 @@ TEST_P(Remat, JvpAndVjpAtTheLogitsEqualTheLinearization) {
   EXPECT_GT(vf.norm(), 0.0);
 }
 
-std::string row_name(const ::testing::TestParamInfo<ModelSpec>& info) {
-  std::string s = info.param.name;
-  for (char& c : s)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
 INSTANTIATE_TEST_SUITE_P(CellModels, Remat, ::testing::ValuesIn(cell_model_specs()), row_name);
 
 TEST(RematCoverage, TheRequiredCellModelsCanBeRematerialised) {

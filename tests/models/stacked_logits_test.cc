@@ -10,17 +10,10 @@
 #include "models/loss.h"
 #include "models/objective.h"
 #include "gradcheck/model_specs.h"
+#include "tests/harness/model_rows.h"
 
 namespace tg::check {
 namespace {
-
-double rel_err(const ParamVec& a, const ParamVec& b) {
-  const std::vector<double> x = a.flat().to_vector(), y = b.flat().to_vector();
-  EXPECT_EQ(x.size(), y.size());
-  double d = 0, n = 0;
-  for (size_t i = 0; i < x.size() && i < y.size(); ++i) d += (x[i] - y[i]) * (x[i] - y[i]), n += y[i] * y[i];
-  return std::sqrt(d) / std::max(std::sqrt(n), 1e-8);
-}
 
 class StackedLogits : public ::testing::TestWithParam<ModelSpec> {};
 
@@ -64,12 +57,6 @@ TEST(StackedLogitsMask, AStepLeftUnscoredKeepsThePerStepBlock) {
   EXPECT_EQ(ev->built().curvature.at[0].shape()[0], 3);
 }
 
-std::string row_name(const ::testing::TestParamInfo<ModelSpec>& info) {
-  std::string s = info.param.name;
-  for (char& c : s)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
 INSTANTIATE_TEST_SUITE_P(Zoo, StackedLogits, ::testing::ValuesIn(model_specs()), row_name);
 
 }  // namespace
