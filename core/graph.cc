@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "core/error.h"
 #include "core/params.h"
@@ -65,6 +66,7 @@ Graph::~Graph() {
 }
 
 Var Graph::push(Node n, Tensor value) {
+  any_dynamic_ |= n.dynamic;
   nodes_.push_back(std::move(n));
   values_.push_back(std::move(value));
   evals_.push_back(0);
@@ -73,15 +75,23 @@ Var Graph::push(Node n, Tensor value) {
 
 Var Graph::input(Tensor value, Site site) {
   if (!value.defined()) throw Error(fmt::format("input: undefined tensor at {}", site.str()));
+  if (opt_.check_finite && !value.all_finite())
+    throw NonFiniteError(fmt::format("check_finite: input at {} contains NaN/Inf", site.str()));
+  if (reusing_) {
+    if (const int32_t id = reuse_leaf(input_p, value.shape(), value.dtype()); id >= 0) {
+      nodes_[id].site = site;
+      values_[id] = std::move(value);
+      return Var(this, id);
+    }
+  }
   Attrs a;
   a.shape = value.shape();
   Node n{&input_p, {}, a, value.shape(), value.dtype(), site, scope_stack_.back(), false};
-  if (opt_.check_finite && !value.all_finite())
-    throw NonFiniteError(fmt::format("check_finite: input at {} contains NaN/Inf", site.str()));
   return push(std::move(n), std::move(value));
 }
 
 Var Graph::placeholder(const Shape& s, DType dt, Site site) {
+  if (reusing_) cut_record();  // a rebuilt record has no placeholders
   Attrs a;
   a.shape = s;
   return push(Node{&placeholder_p, {}, a, s, dt, site, scope_stack_.back(), true}, Tensor());
@@ -144,7 +154,15 @@ Var Graph::operator[](ParamId p) {
                                      : params_->value(p).clone();
   Attrs a;
   a.shape = v.shape();
+  a.begin = p.index;  // which parameter, for a rebuild to recognise the leaf
   ScopeGuard s(*this, params_->name(p));
+  if (reusing_) {
+    if (const int32_t id = reuse_leaf(param_p, v.shape(), v.dtype(), p.index); id >= 0) {
+      values_[id] = std::move(v);
+      param_leaf_[p.index] = id;
+      return Var(this, id);
+    }
+  }
   Var leaf = push(Node{&param_p, {}, a, v.shape(), v.dtype(), Site{"<param>", 0}, scope_stack_.back(), false},
                   std::move(v));
   param_leaf_[p.index] = leaf.id();
@@ -161,39 +179,115 @@ std::vector<Var> Graph::param_leaves() {
 Var Graph::add(const Primitive& prim, std::span<const Var> in, Attrs attrs, Site site, DType leaf_dtype) {
   if (prim.arity >= 0 && static_cast<int>(in.size()) != prim.arity)
     throw InternalError(fmt::format("{}: expects {} inputs, got {}", prim.name, prim.arity, in.size()));
-  Node n{&prim, {}, std::move(attrs), {}, leaf_dtype, site, scope_stack_.back(), false};
-  n.in.reserve(in.size());
-  Shape shapes[8];
+  // The inputs' shapes, copied into raw storage: default-constructing eight Shapes (320 zeroed bytes)
+  // per node was a tenth of a small RNN's building time.
+  static_assert(std::is_trivially_copyable_v<Shape> && std::is_trivially_destructible_v<Shape>);
+  alignas(Shape) unsigned char storage[8 * sizeof(Shape)];
   std::vector<Shape> many;
   if (in.size() > 8) many.resize(in.size());
-  Shape* sh = in.size() > 8 ? many.data() : shapes;
+  Shape* sh = in.size() > 8 ? many.data() : reinterpret_cast<Shape*>(storage);
+  DType dtype = leaf_dtype;
+  bool dynamic = false;
   for (size_t i = 0; i < in.size(); ++i) {
     const Var& v = in[i];
     if (v.empty()) throw InternalError(fmt::format("{}: input {} is a symbolic zero", prim.name, i));
     if (v.graph() != this)
       throw Error(fmt::format("{}: input {} belongs to another graph at {}", prim.name, i, site.str()));
     const Node& src = nodes_[v.id()];
-    if (i == 0) n.dtype = src.dtype;
-    else if (src.dtype != n.dtype)
-      throw ShapeError(fmt::format("{}: mixed dtypes {} and {} at {}", prim.name, dtype_name(n.dtype),
+    if (i == 0) dtype = src.dtype;
+    else if (src.dtype != dtype)
+      throw ShapeError(fmt::format("{}: mixed dtypes {} and {} at {}", prim.name, dtype_name(dtype),
                                    dtype_name(src.dtype), site.str()));
-    n.dynamic |= src.dynamic;
-    n.in.push_back(v.id());
-    sh[i] = src.shape;
+    dynamic |= src.dynamic;
+    new (sh + i) Shape(src.shape);
   }
+  Shape shape;
   try {
-    n.shape = prim.shape(std::span<const Shape>(sh, in.size()), n.attrs);
+    shape = prim.shape(std::span<const Shape>(sh, in.size()), attrs);
   } catch (const ShapeError& e) {
     std::string shapes_str;
     for (size_t i = 0; i < in.size(); ++i) shapes_str += (i ? " x " : "") + sh[i].str();
-    std::string scope = scopes_[n.scope];
+    std::string scope = scopes_[scope_stack_.back()];
     throw ShapeError(fmt::format("{}: {}: {} at {}{}", prim.name, e.what(), shapes_str, site.str(),
                                  scope.empty() ? "" : " (scope " + scope + ")"));
   }
-  bool known = !n.dynamic;
+  const bool known = !dynamic;
+  if (reusing_) {
+    Node& r = nodes_[cursor_];
+    bool same = r.prim == &prim && r.shape == shape && r.dtype == dtype && r.dynamic == dynamic && r.in.size() == in.size();
+    for (size_t i = 0; same && i < in.size(); ++i) same = r.in[i] == in[i].id();
+    if (same) {
+      r.attrs = std::move(attrs);
+      r.site = site;
+      r.scope = scope_stack_.back();
+      const int32_t id = cursor_;
+      advance_cursor();
+      if (known && !deferred_) eval(id);
+      return Var(this, id);
+    }
+    cut_record();
+  }
+  Node n{&prim, {}, std::move(attrs), shape, dtype, site, scope_stack_.back(), dynamic};
+  n.in.reserve(in.size());
+  for (const Var& v : in) n.in.push_back(v.id());
   Var v = push(std::move(n), Tensor());
   if (known && !deferred_) eval(v.id());
   return v;
+}
+
+void Graph::rebuild() {
+  if (any_dynamic_)
+    throw Error("graph: rebuild of a graph with placeholders (a linearization's segments point into its nodes)");
+#ifndef NDEBUG
+  if (shared_fingerprint_ && fingerprint(param_values_) != *shared_fingerprint_) {
+    std::fprintf(stderr, "graph: the θ given to bind_shared was written in place while the graph read it\n");
+    std::abort();
+  }
+#endif
+  release_values();
+  tags_.clear();
+  deferred_ = false;
+  params_ = nullptr;
+  param_leaf_.clear();
+  param_values_ = Tensor();
+  shared_fingerprint_.reset();
+  scope_stack_.assign(1, 0);
+  scope_cursor_ = 1;
+  std::fill(evals_.begin(), evals_.end(), 0);
+  total_evals_ = 0;
+  cursor_ = 0;
+  reused_ = 0;
+  reusing_ = !nodes_.empty();
+}
+
+void Graph::release_values() {
+  for (Tensor& v : values_) v = Tensor();
+  placed_.clear();
+}
+
+int32_t Graph::reuse_leaf(const Primitive& prim, const Shape& s, DType dt, int64_t param) {
+  const Node& r = nodes_[cursor_];
+  if (r.prim != &prim || r.shape != s || r.dtype != dt || (param >= 0 && r.attrs.begin != param)) {
+    cut_record();
+    return -1;
+  }
+  nodes_[cursor_].scope = scope_stack_.back();
+  const int32_t id = cursor_;
+  advance_cursor();
+  return id;
+}
+
+void Graph::advance_cursor() {
+  ++cursor_;
+  ++reused_;
+  if (cursor_ == static_cast<int32_t>(nodes_.size())) reusing_ = false;  // the record is used up: append
+}
+
+void Graph::cut_record() {
+  nodes_.erase(nodes_.begin() + cursor_, nodes_.end());
+  values_.resize(static_cast<size_t>(cursor_));
+  evals_.resize(static_cast<size_t>(cursor_));
+  reusing_ = false;
 }
 
 const Tensor& Graph::value(int32_t id) const {
@@ -305,10 +399,15 @@ void Graph::run_kernel(int32_t id) const {
     throw NonFiniteError(fmt::format("check_finite: first non-finite value at {}", describe(id)));
 }
 
+// Scope names fill slots from scope_cursor_ on: appended in a fresh graph, written over the record's
+// (where they differ) in a rebuild, so a graph rebuilt for every step keeps one build's names.
 void Graph::push_scope(std::string name) {
   const std::string& outer = scopes_[scope_stack_.back()];
-  scopes_.push_back(outer.empty() ? std::move(name) : outer + "/" + name);
-  scope_stack_.push_back(static_cast<int32_t>(scopes_.size()) - 1);
+  std::string full = outer.empty() ? std::move(name) : outer + "/" + name;
+  const auto slot = static_cast<size_t>(scope_cursor_++);
+  if (slot == scopes_.size()) scopes_.push_back(std::move(full));
+  else if (scopes_[slot] != full) scopes_[slot] = std::move(full);
+  scope_stack_.push_back(static_cast<int32_t>(slot));
 }
 
 void Graph::pop_scope() {

@@ -71,7 +71,8 @@ class Graph {
   Var add(const Primitive& prim, std::span<const Var> in, Attrs attrs, Site site,
           DType leaf_dtype = DType::f32);
 
-  int32_t size() const { return static_cast<int32_t>(nodes_.size()); }
+  // During a rebuild, the nodes built so far (the recorded ones past the cursor are not part of the graph).
+  int32_t size() const { return reusing_ ? cursor_ : static_cast<int32_t>(nodes_.size()); }
   const Node& node(int32_t id) const { return nodes_[id]; }
   bool has_value(int32_t id) const { return values_[id].defined(); }
   const Tensor& value(int32_t id) const;  // evaluates a pending node (see set_deferred) first
@@ -94,6 +95,18 @@ class Graph {
   void evaluate_pending(std::span<const Var> roots);
   bool pending(int32_t id) const { return !nodes_[id].dynamic && !values_[id].defined(); }
 
+  // Rebuilding (issue 25 item 5: building a small RNN's step costs as much as running it). rebuild()
+  // keeps the recorded nodes and drops every value, parameter binding, tag and placement; the next build
+  // then walks the record instead of appending: a node built as recorded (same primitive, inputs, shape
+  // and dtype) takes the new attributes, site and scope and is evaluated as a new node would be, a leaf
+  // takes its new value; at the first node that differs the record is cut and building appends from
+  // there. The graph is then the one a fresh build makes, node for node, value for value, without the
+  // cost of making nodes. Only a graph without placeholders can be rebuilt (Segments point into it).
+  void rebuild();
+  bool has_dynamic_nodes() const { return any_dynamic_; }
+  int32_t reused_nodes() const { return reused_; }  // nodes the current build took from the record
+  void release_values();  // drops every node's value (a kept graph holds no memory between builds)
+
   // Scopes name nodes in errors and dumps: "lstm/t=3".
   void push_scope(std::string name);
   void pop_scope();
@@ -109,6 +122,11 @@ class Graph {
 
  private:
   Var push(Node n, Tensor value);
+  // The recorded node at the cursor when it is a leaf of `prim` with this shape and dtype (and, for a
+  // parameter, index); otherwise cuts the record and returns -1.
+  int32_t reuse_leaf(const Primitive& prim, const Shape& s, DType dt, int64_t param = -1);
+  void advance_cursor();
+  void cut_record();  // a rebuild that differs from the record: drop the nodes from the cursor on
   void bind_checked(const ParamSet& ps, const ParamVec& at);  // bind(ps) and the checks of binding at θ
   void run_kernel(int32_t id) const;
   void evaluate_pending_from(std::span<const int32_t> roots) const;
@@ -120,6 +138,11 @@ class Graph {
   mutable uint64_t total_evals_ = 0;
   mutable std::unordered_map<int32_t, Tensor> placed_;  // destinations of place(), until the node runs
   bool deferred_ = false;
+  bool any_dynamic_ = false;
+  bool reusing_ = false;   // a rebuild is walking the record (nodes_ past cursor_ are recorded, unbuilt)
+  int32_t cursor_ = 0;
+  int32_t reused_ = 0;
+  int32_t scope_cursor_ = 1;  // a rebuild's next recorded scope name
   std::vector<std::string> scopes_{""};
   std::vector<int32_t> scope_stack_{0};
   std::unordered_map<std::string, std::vector<int32_t>> tags_;

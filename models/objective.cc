@@ -220,7 +220,7 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
                             "'{}' has {} outputs)",
                             model_->kind(), output_kind_name(model_->output_kind())));
   if (opt_.remat_segments != 0) return evaluate_remat(b);
-  auto g = std::make_unique<Graph>(GraphOptions{.check_finite = opt_.check_finite});
+  auto g = cache_->take(GraphOptions{.check_finite = opt_.check_finite});
   Outputs out = model_->unroll(*g, b.inputs);
   const OutputKind kind = model_->output_kind();
   const int64_t out_dim = out.logits.at(0).shape()[1];
@@ -271,7 +271,7 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
     const double n = static_cast<double>(b.size());
     built.fisher = ad::Block{{per}, ops::scale(ops::sum(ops::square(per)), n / (2 * weight * weight))};
   }
-  return std::make_unique<optim::Evaluation>(std::move(g), std::move(built));
+  return std::make_unique<optim::Evaluation>(std::move(g), std::move(built), cache_);
 }
 
 }  // namespace tg::models

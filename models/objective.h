@@ -58,11 +58,14 @@ class ModelObjective : public optim::Objective {
   }
   Model& model() { return *model_; }
   const ObjectiveOptions& options() const { return opt_; }
+  // Each evaluation rebuilds the previous one's graph (core/tape_cache.h); off: a new graph each time.
+  TapeCache& tape_cache() { return *cache_; }
 
  private:
   std::unique_ptr<optim::Evaluation> evaluate_remat(const tasks::Batch& b);
   std::unique_ptr<Model> model_;
   ObjectiveOptions opt_;
+  std::shared_ptr<TapeCache> cache_ = std::make_shared<TapeCache>();
 };
 
 

@@ -4,8 +4,14 @@
 
 namespace tg::optim {
 
-Evaluation::Evaluation(std::unique_ptr<Graph> g, Built built)
-    : g_(std::move(g)), built_(std::move(built)), lin_(std::make_unique<ad::Linearization>(built_.loss)) {}
+Evaluation::Evaluation(std::unique_ptr<Graph> g, Built built, std::shared_ptr<TapeCache> cache)
+    : g_(std::move(g)), built_(std::move(built)), lin_(std::make_unique<ad::Linearization>(built_.loss)),
+      cache_(std::move(cache)) {}
+
+Evaluation::~Evaluation() {
+  lin_.reset();  // it points into the graph
+  if (cache_ && g_) cache_->give(std::move(g_));
+}
 
 ad::Linearization& Evaluation::linearization() {
   if (!lin_) throw Error("evaluation: this evaluation keeps no single tape (remat_segments, or one combined across ranks)");
@@ -60,11 +66,11 @@ GraphObjective::GraphObjective(ParamSet params, Builder build, GraphOptions opti
 
 std::unique_ptr<Evaluation> GraphObjective::evaluate(const ParamVec& theta, const Data& b) {
   params_.set_values(theta);
-  auto g = std::make_unique<Graph>(options_);
+  auto g = cache_->take(options_);
   g->bind(params_);
   Built built = build_(*g, b);
   if (built.loss.empty() || built.loss.graph() != g.get()) throw Error("objective: the builder returned no loss on its graph");
-  return std::make_unique<Evaluation>(std::move(g), std::move(built));
+  return std::make_unique<Evaluation>(std::move(g), std::move(built), cache_);
 }
 
 }  // namespace tg::optim

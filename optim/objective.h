@@ -12,6 +12,7 @@
 #include "core/graph.h"
 #include "core/linearize.h"
 #include "core/params.h"
+#include "core/tape_cache.h"
 #include "tasks/data.h"
 
 namespace tg::optim {
@@ -32,8 +33,12 @@ struct Built {
 
 class Evaluation {
  public:
-  Evaluation(std::unique_ptr<Graph> g, Built built);
-  virtual ~Evaluation() = default;
+  // With a cache, the graph goes back to it when the evaluation ends, for the objective's next
+  // evaluation to rebuild (core/tape_cache.h).
+  Evaluation(std::unique_ptr<Graph> g, Built built, std::shared_ptr<TapeCache> cache = nullptr);
+  virtual ~Evaluation();
+  Evaluation(const Evaluation&) = delete;
+  Evaluation& operator=(const Evaluation&) = delete;
   virtual double value() const { return built_.loss.value().item(); }
   // Cached after the first call. Shares its buffer with the evaluation's tape (the gradient's nodes are
   // evaluated into it): read it, or clone it before writing, while the evaluation lives.
@@ -61,6 +66,7 @@ class Evaluation {
   Built built_;
   std::unique_ptr<ad::Linearization> lin_;
   std::optional<ParamVec> grad_;
+  std::shared_ptr<TapeCache> cache_;
 };
 
 class Objective {
@@ -113,11 +119,13 @@ class GraphObjective : public Objective {
                        options) {}
   const ParamSet& params() const override { return params_; }
   std::unique_ptr<Evaluation> evaluate(const ParamVec& theta, const Data& b) override;
+  TapeCache& tape_cache() { return *cache_; }  // on by default; off: a new graph per evaluation
 
  private:
   ParamSet params_;
   Builder build_;
   GraphOptions options_;
+  std::shared_ptr<TapeCache> cache_ = std::make_shared<TapeCache>();
 };
 
 }  // namespace tg::optim
