@@ -1,4 +1,5 @@
-// Graph: the tape. An append-only SSA vector of nodes; several graphs may be alive at once.
+// Graph: the tape. An SSA vector of nodes, appended to as they are built (or rebuilt from a record of
+// the same build, see rebuild()); several graphs may be alive at once.
 //
 // Evaluation is eager for "known" nodes: a node whose inputs all have values is evaluated the moment it
 // is built, so errors (shapes at build, NaN with check_finite) surface at the line that caused them.
