@@ -238,19 +238,11 @@ Var Graph::add(const Primitive& prim, std::span<const Var> in, Attrs attrs, Site
 void Graph::rebuild() {
   if (any_dynamic_)
     throw Error("graph: rebuild of a graph with placeholders (a linearization's segments point into its nodes)");
-#ifndef NDEBUG
-  if (shared_fingerprint_ && fingerprint(param_values_) != *shared_fingerprint_) {
-    std::fprintf(stderr, "graph: the θ given to bind_shared was written in place while the graph read it\n");
-    std::abort();
-  }
-#endif
   release_values();
   tags_.clear();
   deferred_ = false;
   params_ = nullptr;
   param_leaf_.clear();
-  param_values_ = Tensor();
-  shared_fingerprint_.reset();
   scope_stack_.assign(1, 0);
   scope_cursor_ = 1;
   std::fill(evals_.begin(), evals_.end(), 0);
@@ -260,7 +252,17 @@ void Graph::rebuild() {
   reusing_ = !nodes_.empty();
 }
 
+// θ too: after bind(ps, at) a copy, after bind_shared the caller's buffer, which the caller may write
+// once the graph's evaluation is over.
 void Graph::release_values() {
+#ifndef NDEBUG
+  if (shared_fingerprint_ && fingerprint(param_values_) != *shared_fingerprint_) {
+    std::fprintf(stderr, "graph: the θ given to bind_shared was written in place while the graph read it\n");
+    std::abort();
+  }
+#endif
+  param_values_ = Tensor();
+  shared_fingerprint_.reset();
   for (Tensor& v : values_) v = Tensor();
   placed_.clear();
 }

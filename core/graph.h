@@ -106,7 +106,7 @@ class Graph {
   void rebuild();
   bool has_dynamic_nodes() const { return any_dynamic_; }
   int32_t reused_nodes() const { return reused_; }  // nodes the current build took from the record
-  void release_values();  // drops every node's value (a kept graph holds no memory between builds)
+  void release_values();  // drops every node's value and θ (a kept graph holds no tensors between builds)
 
   // Scopes name nodes in errors and dumps: "lstm/t=3".
   void push_scope(std::string name);

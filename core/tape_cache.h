@@ -3,6 +3,7 @@
 // time making its nodes as running their kernels (docs/results/engine_bench.md); a rebuild that walks
 // the recorded tape skips the making and gives the same graph, node for node and bit for bit.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -24,7 +25,7 @@ class TapeCache {
  private:
   std::mutex mutex_;  // an evaluation may end on another thread than the one that takes the next
   std::unique_ptr<Graph> kept_;
-  bool enabled_ = true;
+  std::atomic<bool> enabled_ = true;
 };
 
 }  // namespace tg
