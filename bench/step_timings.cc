@@ -42,7 +42,7 @@ nlohmann::json profile_json(const std::vector<OpTime>& profile) {
 }  // namespace
 
 void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& batch, int reps, StepTimings& r,
-               Timing* forward, optim::Objective* whole) {
+               Timing* forward, optim::Objective* whole, optim::Objective* new_graphs) {
   {  // the step's matrix products, counted on one gradient pass
     auto ev = (whole ? *whole : obj).evaluate(theta, batch);
     ev->grad();
@@ -70,6 +70,8 @@ void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& 
     for (int32_t id : ran) tape.eval(id);
   });
   const size_t replay_pass = passes.size() - 1;
+  if (new_graphs) passes.push_back([&] { new_graphs->evaluate(theta, batch)->grad(); });
+  const size_t forward_pass = passes.size();
   if (forward) passes.push_back([&] { obj.evaluate(theta, batch)->value(); });
   const std::string backend = blas::gemm_backend();
   const bool compare = backend != "openblas";
@@ -102,7 +104,8 @@ void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& 
   r.gemm_in_step.median_ms = median(in_step_ms);
   r.gemm_in_step.min_ms = *std::min_element(in_step_ms.begin(), in_step_ms.end());
   r.profile = profile_by_op(tape, ran, std::min(reps, 5));
-  if (forward) *forward = t[replay_pass + 1];
+  if (new_graphs) r.step_new_graph = t[replay_pass + 1];
+  if (forward) *forward = t[forward_pass];
   if (compare) r.gemm_openblas = t.back();
 }
 
@@ -126,6 +129,7 @@ nlohmann::json to_json(const StepTimings& t, int reps) {
           {"gemm_gflops", t.gemm_gflops()},
           {"fraction_of_gemm", t.gemm.median_ms / t.step.median_ms},
           {"replay_ms", t.replay.median_ms},
+          {"step_new_graph_ms", t.step_new_graph.samples_ms.empty() ? nlohmann::json() : nlohmann::json(t.step_new_graph.median_ms)},
           {"gemm_in_step_ms", t.gemm_in_step.median_ms},
           {"gemm_in_step_efficiency", t.gemm_in_step_efficiency()},
           {"gemm_in_step_samples_ms", t.gemm_in_step.samples_ms},
@@ -150,10 +154,17 @@ std::string step_summary_rows(const StepTimings& t) {
                    t.replay.min_ms);
   s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms inside the step", t.gemm_in_step.median_ms,
                    t.gemm_in_step.min_ms);
+  if (!t.step_new_graph.samples_ms.empty())
+    s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "step, a new graph each time (no tape reuse)",
+                     t.step_new_graph.median_ms, t.step_new_graph.min_ms);
   s += fmt::format("\nGN product / step       {:.3f}\n", t.gnvp.median_ms / t.step.median_ms);
   s += fmt::format("replay / step           {:.3f}   ({} of the tape's {} nodes evaluated by the step, re-run in order "
                    "on one thread: the graph's building is the rest)\n",
                    t.replay.median_ms / t.step.median_ms, t.replayed_nodes, t.tape_nodes);
+  if (!t.step_new_graph.samples_ms.empty())
+    s += fmt::format("tape reuse              {:.2f}x   (a new graph each time / the step, which rebuilds the last "
+                     "step's record: core/tape_cache.h)\n",
+                     t.step_new_graph.median_ms / t.step.median_ms);
   s += fmt::format("gemm in step            {:.0f}% as fast as the same products alone (same-shape gemm efficiency; "
                    "target >= 90%){}\n",
                    100.0 * t.gemm_in_step_efficiency(), t.threads > 1 ? ", summed over the threads" : "");

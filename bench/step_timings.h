@@ -33,6 +33,9 @@ struct StepTimings {
   // The nodes one step evaluated, re-run in tape order on its recorded tape (same batch, same θ, one
   // thread): the kernels without building the graph, what a replayed tape would cost (issue 25 item 5)
   Timing replay;
+  // The step with a new graph every time (an objective whose TapeCache is off): what rebuilding the last
+  // step's record saves (core/tape_cache.h). Empty when not measured.
+  Timing step_new_graph;
   // The step's own matrix products, timed inside the step (the gemm clock, ops/blas.h; summed over the
   // threads when the batch is split) on `reps` more steps after the rounds
   Timing gemm_in_step;
@@ -54,8 +57,9 @@ struct StepTimings {
 // and the replay's time by primitive (r.profile). An objective that splits the batch between threads
 // has no single tape: `whole` (the same objective, unsplit) is the one whose products are counted, and
 // the gemms alone run them on one thread.
+// `new_graphs`, when given: the same objective with its tape cache off, timed as r.step_new_graph.
 void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& batch, int reps, StepTimings& r,
-               Timing* forward = nullptr, optim::Objective* whole = nullptr);
+               Timing* forward = nullptr, optim::Objective* whole = nullptr, optim::Objective* new_graphs = nullptr);
 
 // The keys both benchmarks print: times, samples, GFLOP/s, the gemm shapes, machine and threads.
 nlohmann::json to_json(const StepTimings& t, int reps);

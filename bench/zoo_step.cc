@@ -86,8 +86,14 @@ ZooStepResult run_zoo_step(const ZooStepConfig& cfg) {
   r.params = theta.size();
   const tasks::Batch batch = cfg.ctc ? random_speech_batch(cfg) : random_text_batch(cfg);
 
-  if (cfg.threads > 1) time_step(threaded, theta, batch, cfg.reps, r, nullptr, &obj);
-  else time_step(obj, theta, batch, cfg.reps, r);
+  if (cfg.threads > 1) {
+    time_step(threaded, theta, batch, cfg.reps, r, nullptr, &obj);
+  } else {
+    Rng same(cfg.seed);
+    models::ModelObjective new_graphs(info.make(opts, DType::f32, same), oo);
+    new_graphs.tape_cache().set_enabled(false);
+    time_step(obj, theta, batch, cfg.reps, r, nullptr, nullptr, &new_graphs);
+  }
   return r;
 }
 
