@@ -232,6 +232,7 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
   // CTC: the mean over sequences of -log p(labels | outputs)
   const Var ctc_losses = ctc ? ctc_per_sequence(*g, out.logits, b) : Var();
   Var loss = ctc ? ops::scale(ops::sum(ctc_losses), 1.0 / weight) : matching_loss(kind, out, b.targets, /*mean=*/true);
+  built.task_loss = loss;  // before Ω and the stability penalties
   // Gauss-Newton block: only the logits the loss reads (the loss has no curvature at the others); the
   // stacked logits when the loss reads those (models/loss.h)
   const std::vector<Var> read = ctc ? out.logits : scored_logits(out, b.targets);

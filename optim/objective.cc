@@ -28,6 +28,11 @@ const Built& Evaluation::built() const {
   return built_;
 }
 
+double Evaluation::task_value() const {
+  if (!g_ || built_.task_loss.empty()) return value();
+  return built_.task_loss.value().item();
+}
+
 ParamVec Evaluation::grad() {
   if (!grad_) grad_ = linearization().grad_vec();
   return *grad_;

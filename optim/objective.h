@@ -29,6 +29,7 @@ struct Built {
   // sequences, W = Objective::weight: its Gauss-Newton product is the empirical Fisher of the mean loss.
   std::optional<ad::Block> fisher;
   std::vector<Var> outputs;           // per-step model outputs (logits), for task metrics
+  Var task_loss;                      // the loss without regularizer terms (what validation reports); empty: loss
 };
 
 class Evaluation {
@@ -40,6 +41,9 @@ class Evaluation {
   Evaluation(const Evaluation&) = delete;
   Evaluation& operator=(const Evaluation&) = delete;
   virtual double value() const { return built_.loss.value().item(); }
+  // The value without the objective's regularizer terms (Built::task_loss: Ω, stability penalties), what
+  // a validation reports as its loss; the value itself where an objective does not separate them.
+  virtual double task_value() const;
   // Cached after the first call. Shares its buffer with the evaluation's tape (the gradient's nodes are
   // evaluated into it): read it, or clone it before writing, while the evaluation lives.
   virtual ParamVec grad();

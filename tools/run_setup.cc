@@ -315,7 +315,7 @@ EvalResult evaluate(optim::Objective& obj, const ParamVec& theta, const tasks::D
     auto ev = obj.evaluate(theta, *b);
     const std::vector<Tensor> outputs = ev->output_values();
     const double w = obj.weight(*b);
-    loss_sum += ev->value() * w;
+    loss_sum += ev->task_value() * w;  // the task's loss: a regularizer's terms are not the model's fit
     weight_sum += w;
     chunk_sizes.back() = task.score_weight(*b);
     chunk_errors.back() = task.score(*b, outputs) * chunk_sizes.back();

@@ -41,7 +41,8 @@ RunConfig as_recorded_before_options(RunConfig c);
 constexpr uint64_t kEvaluateSeedMix = 0x9e3779b97f4a7c15ULL;
 
 struct EvalResult {
-  double loss = 0;        // mean loss per target (nats for softmax; per pixel for an autoencoder)
+  double loss = 0;        // mean loss per target (nats for softmax; per pixel for an autoencoder), without
+                          // the objective's regularizer terms (Ω, stability penalties: Evaluation::task_value)
   double error_rate = 0;  // the data set's own measure (bits per character for text, squared error per image, ...)
   int64_t sequences = 0;  // cases scored (sequences, images)
   Interval interval{};    // 95% interval of error_rate: Wilson's for a fraction of wrong sequences,

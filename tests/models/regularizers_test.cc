@@ -375,5 +375,20 @@ TEST(NormPreserving, ObjectiveGradientIsTaskGradientPlusLambdaTimesOmegaGradient
   EXPECT_LT(worst, 1e-7 * scale);
 }
 
+// What a validation reports as its loss (Evaluation::task_value): the task's loss alone, the value of
+// the objective without Ω and the stability penalty, while value() carries them.
+TEST(TaskValue, LeavesOutOmegaAndTheStabilityPenalty) {
+  OmegaSetup s0 = omega_setup();
+  tasks::Batch b{s0.batch.xs, s0.batch.ys, {}, nullptr};
+  const ParamVec theta = s0.m->params().values().clone();
+  auto model = [] { return tiny("rnn", {{"vocab", 0}, {"in", 2}, {"out", 2}, {"hidden", 3}, {"output", "linear"}}, 3); };
+  ModelObjective plain(model()), reg(std::move(s0.m), objective_options_from_json({{"norm_preserving", 0.5},
+                                                                                 {"norm_stabilizer", 50.0}}));
+  auto ep = plain.evaluate(theta, b), er = reg.evaluate(theta, b);
+  EXPECT_EQ(er->task_value(), ep->value());
+  EXPECT_EQ(ep->task_value(), ep->value());
+  EXPECT_GT(er->value(), er->task_value() + 1e-6) << "the penalties are in the value";
+}
+
 }  // namespace
 }  // namespace tg::models
