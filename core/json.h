@@ -5,6 +5,8 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -15,16 +17,29 @@ namespace tg {
 
 constexpr int kMaxJsonDepth = 64;
 
-// As Json::parse(text, nullptr, allow_exceptions), but nesting deeper than kMaxJsonDepth is a tg::Error
-// naming `what` (with allow_exceptions false, other syntax errors still give a discarded value).
+// As Json::parse(text, nullptr, allow_exceptions), but nesting deeper than kMaxJsonDepth and a key given
+// twice in one object are a tg::Error naming `what` (the library keeps the last value of a repeated key
+// without a word, so `{"lr": 0.1, ..., "lr": 1}` would train with 1). With allow_exceptions false, other
+// syntax errors still give a discarded value.
 template <class Json = nlohmann::json>
 Json parse_json(std::string_view text, std::string_view what, bool allow_exceptions = true) {
-  auto limit = [&](int depth, typename Json::parse_event_t, Json&) {
+  std::vector<std::unordered_set<std::string>> open;  // the keys of each object being parsed, innermost last
+  auto check = [&](int depth, typename Json::parse_event_t event, Json& parsed) {
     if (depth > kMaxJsonDepth)
       throw Error(fmt::format("{}: JSON nested deeper than {} levels", what, kMaxJsonDepth));
+    using Event = typename Json::parse_event_t;
+    if (event == Event::object_start) {
+      open.emplace_back();
+    } else if (event == Event::object_end) {
+      if (!open.empty()) open.pop_back();
+    } else if (event == Event::key && !open.empty() && parsed.is_string()) {
+      const std::string& key = parsed.template get_ref<const typename Json::string_t&>();
+      if (!open.back().insert(key).second)
+        throw Error(fmt::format("{}: key '{}' appears twice in one object", what, key));
+    }
     return true;
   };
-  return Json::parse(text, limit, allow_exceptions);
+  return Json::parse(text, check, allow_exceptions);
 }
 
 }  // namespace tg

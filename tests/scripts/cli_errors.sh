@@ -47,6 +47,8 @@ expect broken_json_set "--set model_options: invalid JSON: .*line 1, column 11" 
 expect empty_optimizer "--optimizer: an empty name" -- train --task addition --optimizer '' --out run1
 expect zero_eval_batch "'eval_batch' must be positive, got 0" -- train --task addition --set eval_batch=0 --out run1
 expect negative_eval_every "'eval_every' must be >= 0, got -1" -- train --task addition --set eval_every=-1 --out run1
+printf '{"steps": 3, "task": "addition", "steps": 4}' >twice.json
+expect config_key_twice "twice.json: key 'steps' appears twice in one object" -- train --config twice.json --out run1
 printf '{\n "hidden": 8,\n "x": ,\n}\n' >bad3.json
 expect params_config_line "bad3.json: invalid JSON: .*line 3, column 7" -- params --model rnn --config bad3.json
 expect hex_count_outside "-n: 0x401 is outside \[1, 1024\]" -- reconstruct --run nowhere -n 0x401
