@@ -3,7 +3,6 @@
 // time making its nodes as running their kernels (docs/results/engine_bench.md); a rebuild that walks
 // the recorded tape skips the making and gives the same graph, node for node and bit for bit.
 #pragma once
-#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -20,12 +19,11 @@ class TapeCache {
   // another shape (validation) cuts the record at its first node: the cost of a fresh build, once.
   void give(std::unique_ptr<Graph> g);
   void set_enabled(bool on);  // off: take always makes a new graph (benchmarks and tests compare)
-  bool enabled() const { return enabled_; }
 
  private:
   std::mutex mutex_;  // an evaluation may end on another thread than the one that takes the next
   std::unique_ptr<Graph> kept_;
-  std::atomic<bool> enabled_ = true;
+  bool enabled_ = true;  // read and written under mutex_
 };
 
 }  // namespace tg
