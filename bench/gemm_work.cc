@@ -10,18 +10,21 @@
 namespace tg::bench {
 
 std::vector<GemmShape> gemm_shapes(const Graph& g) {
-  std::map<std::tuple<bool, bool, int64_t, int64_t, int64_t>, int64_t> count;
+  std::map<std::tuple<bool, bool, int64_t, int64_t, int64_t, bool>, int64_t> count;
   for (int32_t id = 0; id < g.size(); ++id) {
     const Node& n = g.node(id);
-    if (std::string_view(n.prim->name) != "matmul" || g.eval_count(id) == 0) continue;
-    const Shape& a = g.node(n.in[0]).shape;
+    const std::string_view name = n.prim->name;
+    // addmm is a product with beta = 1 (C + A B): its A is the node's second input
+    const bool accumulate = name == "addmm";
+    if ((name != "matmul" && !accumulate) || g.eval_count(id) == 0) continue;
+    const Shape& a = g.node(n.in[accumulate ? 1 : 0]).shape;
     const int64_t k = n.attrs.ta ? a[0] : a[1];
-    count[{n.attrs.ta, n.attrs.tb, n.shape[0], n.shape[1], k}] += static_cast<int64_t>(g.eval_count(id));
+    count[{n.attrs.ta, n.attrs.tb, n.shape[0], n.shape[1], k, accumulate}] += static_cast<int64_t>(g.eval_count(id));
   }
   std::vector<GemmShape> out;
   for (const auto& [key, c] : count) {
-    const auto& [ta, tb, m, n, k] = key;
-    out.push_back({ta, tb, m, n, k, c});
+    const auto& [ta, tb, m, n, k, accumulate] = key;
+    out.push_back({ta, tb, m, n, k, c, accumulate});
   }
   return out;
 }
@@ -50,7 +53,7 @@ void GemmRun::operator()() {
     const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
     const int lda = s.ta ? m : k, ldb = s.tb ? k : n;
     for (int64_t r = 0; r < s.count; ++r)
-      blas::gemm(s.ta, s.tb, m, n, k, 1.f, a_[i].data(), lda, b_[i].data(), ldb, 0.f, c_[i].data(), n);
+      blas::gemm(s.ta, s.tb, m, n, k, 1.f, a_[i].data(), lda, b_[i].data(), ldb, s.accumulate ? 1.f : 0.f, c_[i].data(), n);
   }
 }
 

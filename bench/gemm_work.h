@@ -15,10 +15,11 @@ struct GemmShape {
   bool ta = false, tb = false;
   int64_t m = 0, n = 0, k = 0;
   int64_t count = 0;
+  bool accumulate = false;  // beta = 1: C += A B (an addmm node)
   double flops() const { return 2.0 * static_cast<double>(m * n * k) * static_cast<double>(count); }
 };
 
-// Every matmul the graph evaluated, by shape (counts are evaluations, so run the pass once on a
+// Every matmul and addmm the graph evaluated, by shape (counts are evaluations, so run the pass once on a
 // fresh graph). Nodes a reverse sweep built but never evaluated do not count.
 std::vector<GemmShape> gemm_shapes(const Graph& g);
 double gflop(const std::vector<GemmShape>& shapes);

@@ -113,7 +113,7 @@ void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& 
 nlohmann::json to_json(const StepTimings& t, int reps) {
   nlohmann::json shapes = nlohmann::json::array();
   for (const GemmShape& s : t.shapes)
-    shapes.push_back({{"ta", s.ta}, {"tb", s.tb}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"count", s.count}});
+    shapes.push_back({{"ta", s.ta}, {"tb", s.tb}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"count", s.count}, {"beta", s.accumulate ? 1 : 0}});
   return {{"machine", t.machine},
           {"threads", t.threads},
           {"reps", reps},

@@ -181,10 +181,27 @@ Var sum_contributions(Graph& g, Contributions& c, int32_t fresh, ConcatCache& co
     sums.push_back(ops::concat(pieces, axis, site));
   }
 
+  // What is left is added up, a product this sweep built (still pending) folded into its sum as an addmm
+  // (BLAS beta = 1): a recurrence's h_bar + delta W_h^T is one node and one pass instead of two. The
+  // products go last so that each has a sum to fold into; the product node stays pending, never run.
   for (size_t i = 0; i < parts.size(); ++i)
-    if (!used[i]) sums.push_back(parts[i]);
+    if (!used[i] && !fresh_node(i, matmul_p)) sums.push_back(parts[i]);
+  const size_t first_product = sums.size();
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (!used[i] && fresh_node(i, matmul_p)) sums.push_back(parts[i]);
   Var total;
-  for (const Var& v : sums) total = ops::add(total, v);
+  for (size_t i = 0; i < sums.size(); ++i) {
+    if (i < first_product || total.empty()) {
+      total = ops::add(total, sums[i]);
+      continue;
+    }
+    // copies, not a Node&: addmm adds a node, which may move the graph's node storage
+    const Node& n = g.node(sums[i].id());
+    const Var a(&g, n.in[0]), b(&g, n.in[1]);
+    const bool ta = n.attrs.ta, tb = n.attrs.tb;
+    const Site site = n.site;
+    total = ops::addmm(total, a, b, ta, tb, site);
+  }
   c.first = total;
   c.more.clear();
   return total;

@@ -60,6 +60,10 @@ const std::vector<OpSpec>& op_specs() {
       {"matmul_ta_tb", {{4, 3}, {2, 4}}, -1, 1, [](Graph&, In x) {
          return V{ops::matmul(x[0], x[1], true, true), ops::matmul(x[1], x[0], false, false)};
        }},
+      {"addmm", {{3, 2}, {3, 4}, {4, 2}}, -1, 1, [](Graph&, In x) { return V{ops::addmm(x[0], x[1], x[2])}; }},
+      {"addmm_ta_tb", {{3, 2}, {4, 3}, {2, 4}}, -1, 1, [](Graph&, In x) {
+         return V{ops::addmm(x[0], x[1], x[2], true, true), ops::addmm(ops::transpose(x[0]), x[2], x[1])};
+       }},
       {"transpose", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::transpose(x[0])}; }},
       // reductions and broadcasting
       {"sum", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::sum(ops::square(x[0]))}; }},

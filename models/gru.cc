@@ -20,7 +20,7 @@ Step GruCell::step(Graph& g, const StepInput& x, const State& s) const {
   std::vector<Var> hs = ops::split(ops::matmul(h, g[w_gh_]), 1, 2);  // [z, r]
   Var a_z = xs[0] + hs[0];
   Var r = ops::logistic(xs[1] + hs[1]);
-  Var u = xs[2] + ops::matmul(r * h, g[w_hh_]);
+  Var u = ops::addmm(xs[2], r * h, g[w_hh_]);
   if (candidate_ == Activation::tanh) return {{ops::gru_update(a_z, u, h)}, u};  // fused: one node, not seven
   Var z = ops::logistic(a_z);
   return {{z * h + (1.0 - z) * activate(candidate_, u)}, u};

@@ -68,7 +68,7 @@ LstmCell::LstmCell(ParamBuilder& p, InputShape in, const LstmOptions& o)
 
 Step LstmCell::step(Graph& g, const StepInput& x, const State& s) const {
   const Var h_prev = truncated_gradient_ ? ops::stop_gradient(s[0]) : s[0];
-  Var a = project(g, x, w_gx_, b_g_) + ops::matmul(h_prev, g[w_gh_]);
+  Var a = ops::addmm(project(g, x, w_gx_, b_g_), h_prev, g[w_gh_]);
   auto peep = [&](ParamId w) { return w.index >= 0 ? g[w] : Var{}; };
   LstmMemory m = lstm_memory(variant_, a, s[1], peep(w_ci_), peep(w_cf_), peep(w_co_));
   return {{m.h, m.c}, m.preact};

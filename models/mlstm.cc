@@ -16,7 +16,7 @@ MlstmCell::MlstmCell(ParamBuilder& p, InputShape in, const MlstmOptions& o) : hi
 
 Step MlstmCell::step(Graph& g, const StepInput& x, const State& s) const {
   Var m = ops::matmul(s[0], g[w_mh_]) * project(g, x, w_mx_);
-  Var a = project(g, x, w_gx_) + ops::matmul(m, g[w_gm_]);
+  Var a = ops::addmm(project(g, x, w_gx_), m, g[w_gm_]);
   if (b_g_.index >= 0) a = a + g[b_g_];
   LstmMemory mem = lstm_memory(variant_, a, s[1]);
   return {{mem.h, mem.c}, mem.preact};

@@ -16,7 +16,7 @@ MrnnCell::MrnnCell(ParamBuilder& p, InputShape in, const MrnnOptions& o) : hidde
 
 Var MrnnCell::preact(Graph& g, const StepInput& x, Var h_prev, Var extra) const {
   Var f = project(g, x, w_fx_) * ops::matmul(h_prev, g[w_fh_]);
-  Var u = ops::matmul(f, g[w_hf_]) + project(g, x, w_hx_);
+  Var u = ops::addmm(project(g, x, w_hx_), f, g[w_hf_]);
   if (b_h_.index >= 0) u = u + g[b_h_];
   return ops::add(u, extra);  // adding an empty Var is a no-op
 }

@@ -14,7 +14,7 @@ RnnCell::RnnCell(ParamBuilder& p, InputShape in, const RnnOptions& o) : hidden_(
 }
 
 Step RnnCell::step(Graph& g, const StepInput& x, const State& s) const {
-  Var u = project(g, x, w_hx_, b_h_) + ops::matmul(s[0], g[w_hh_]);
+  Var u = ops::addmm(project(g, x, w_hx_, b_h_), s[0], g[w_hh_]);
   return {{activate(activation_, u)}, u};
 }
 

@@ -20,6 +20,7 @@ namespace tg::ops {
 // The linear primitives whose sums the reverse sweep regroups into one node (core/ad.cc,
 // sum_contributions): named objects, so the engine needs no look-up by name.
 extern const Primitive matmul_p;
+extern const Primitive addmm_p;
 extern const Primitive pad_p;
 extern const Primitive scatter_add_rows_p;
 }  // namespace tg::ops

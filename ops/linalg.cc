@@ -1,4 +1,6 @@
 // Linear algebra: matmul (BLAS, with transpose flags so rules never copy a transpose) and transpose.
+#include <algorithm>
+
 #include "ops/blas.h"
 #include "ops/families.h"
 #include "ops/kernels.h"
@@ -47,6 +49,43 @@ const Primitive matmul_p{
       if (need[1]) xb[1] = tb ? matmul(yb, a, true, ta, r.site) : matmul(a, yb, !ta, false, r.site);
     }};
 
+// y = C + op(A) op(B): matmul with the sum folded into the product (BLAS beta = 1). A recurrence's
+// x_t W_x + h_{t-1} W_h and the reverse sweep's h_bar + delta W_h^T are one node and one pass over the
+// result instead of a product and an add (each a kernel call, an allocation and a sweep of [B, n]).
+// Rules: dy = dC + op(dA) op(B) + op(A) op(dB) (addmm again), and C_bar = y_bar with A and B's as matmul's.
+const Primitive addmm_p{
+    "addmm", 3,
+    [](std::span<const Shape> s, const Attrs& a) {
+      const Shape y = matmul_shape(s.subspan(1), a);
+      if (s[0] != y) fail(fmt::format("C is {} but op(A) op(B) is {}", s[0].str(), y.str()));
+      return y;
+    },
+    [](const EvalArgs& a) {
+      const Shape& as = a.in[1]->shape();
+      const Shape& bs = a.in[2]->shape();
+      const int m = static_cast<int>(a.shape[0]), n = static_cast<int>(a.shape[1]);
+      const int k = static_cast<int>(a.attrs.ta ? as[0] : as[1]);
+      Tensor y = a.out ? *a.out : Tensor::empty(a.shape, a.dtype);
+      TG_DISPATCH(a.dtype, T, {
+        std::copy_n(a.in[0]->data<T>(), y.size(), y.data<T>());
+        if (k > 0)
+          blas::gemm(a.attrs.ta, a.attrs.tb, m, n, k, T(1), a.in[1]->data<T>(), static_cast<int>(as[1]),
+                     a.in[2]->data<T>(), static_cast<int>(bs[1]), T(1), y.data<T>(), n);
+      });
+      return y;
+    },
+    [](const RuleArgs& r, std::span<const Var> d) {
+      const bool ta = r.attrs.ta, tb = r.attrs.tb;
+      return addmm(addmm(d[0], d[1], r.x[2], ta, tb, r.site), r.x[1], d[2], ta, tb, r.site);
+    },
+    [](const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
+      const bool ta = r.attrs.ta, tb = r.attrs.tb;
+      Var a = r.x[1], b = r.x[2];
+      if (need[0]) xb[0] = yb;
+      if (need[1]) xb[1] = ta ? matmul(b, yb, tb, true, r.site) : matmul(yb, b, false, !tb, r.site);
+      if (need[2]) xb[2] = tb ? matmul(yb, a, true, ta, r.site) : matmul(a, yb, !ta, false, r.site);
+    }};
+
 // y = x^T (rank 2, linear)
 const Primitive transpose_p{
     "transpose", 1,
@@ -76,6 +115,20 @@ Var matmul(Var a, Var b, bool ta, bool tb, Site site) {
   return make(matmul_p, {a, b}, at, site);
 }
 
+Var addmm(Var c, Var a, Var b, bool ta, bool tb, Site site) {
+  if (a.empty() || b.empty()) return c;
+  if (c.empty()) return matmul(a, b, ta, tb, site);
+  const Shape& as = a.shape();
+  const Shape& bs = b.shape();
+  const bool fits = as.rank() == 2 && bs.rank() == 2 && c.shape() == Shape{ta ? as[1] : as[0], tb ? bs[0] : bs[1]};
+  // a C that broadcasts (a bias row) or of another dtype: the ordinary ops say what is wrong, or promote
+  if (!fits || c.dtype() != a.dtype() || c.dtype() != b.dtype()) return add(c, matmul(a, b, ta, tb, site), site);
+  Attrs at;
+  at.ta = ta;
+  at.tb = tb;
+  return make(addmm_p, {c, a, b}, at, site);
+}
+
 Var transpose(Var x, Site site) {
   if (x.empty()) return {};
   return make(transpose_p, {x}, {}, site);
@@ -83,6 +136,7 @@ Var transpose(Var x, Site site) {
 
 void register_linalg(std::vector<const Primitive*>& r) {
   r.push_back(&matmul_p);
+  r.push_back(&addmm_p);
   r.push_back(&transpose_p);
 }
 

@@ -53,6 +53,8 @@ Var softplus(Var x, Site site = Site::current());  // log(1 + e^x), stable (comp
 // ---- linear algebra --------------------------------------------------------------------------
 // [m,k] x [k,n] -> [m,n]; ta / tb use A^T / B^T without copying (BLAS transposes)
 Var matmul(Var a, Var b, bool ta = false, bool tb = false, Site site = Site::current());
+// C + op(A) op(B) in one product (BLAS beta = 1); C of the product's shape, else add(C, matmul(A, B))
+Var addmm(Var c, Var a, Var b, bool ta = false, bool tb = false, Site site = Site::current());
 Var transpose(Var x, Site site = Site::current());  // [m,n] -> [n,m]
 
 // ---- reductions and broadcasting -------------------------------------------------------------
