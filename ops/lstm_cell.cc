@@ -18,7 +18,8 @@
 #include "ops/families.h"
 #include "ops/fused.h"
 #include "ops/kernels.h"
-#include "ops/logistic_kernel.h"
+#include "ops/cpu_isa.h"
+#include "ops/lstm_cell_kernels.h"
 
 namespace tg::ops {
 using namespace detail;
@@ -27,6 +28,14 @@ using fused::d_tanh;
 using fused::reference_jvp;
 using fused::reference_vjp;
 using fused::rows_in_batches;
+
+// The AVX-512 builds of the forward and backward kernels (ops/lstm_cell_avx512.cc).
+namespace detail {
+void lstm_forward_avx512(const float* a, const float* cp, float* out, int64_t B, int64_t H);
+void lstm_forward_avx512(const double* a, const double* cp, double* out, int64_t B, int64_t H);
+void lstm_backward_avx512(const float* a, const float* cp, const float* yb, float* out, int64_t B, int64_t H);
+void lstm_backward_avx512(const double* a, const double* cp, const double* yb, double* out, int64_t B, int64_t H);
+}  // namespace detail
 
 namespace {
 
@@ -40,10 +49,14 @@ Dims check_cell(std::span<const Shape> s) {
   return {B, H};
 }
 
-// The logistic op's kernel, so fused and unfused cells agree to the last bits.
-template <class Batch>
-Batch sigm(const Batch& x) {
-  return logistic_batch(x);
+// Below 16 columns the AVX-512 batch would be mostly padding, so small cells stay at AVX2.
+bool wide_kernels(int64_t H) {
+#ifdef TAPEGRAD_HAVE_AVX512_KERNELS
+  return H >= 16 && kernel_isa() == KernelIsa::avx512;
+#else
+  (void)H;
+  return false;
+#endif
 }
 
 // [a, c_prev] -> [c; h]
@@ -53,46 +66,26 @@ Tensor cell_forward(const EvalArgs& e) {
   TG_DISPATCH(e.dtype, T, {
     const T* a = e.in[0]->data<T>();
     const T* cp = e.in[1]->data<T>();
-    T* out = y.data<T>();
-    rows_in_batches<T>(B, H, [&](int64_t r, auto ld, auto st) {
-      const T* ar = a + r * 4 * H;
-      const auto i = sigm(ld(ar)), f = sigm(ld(ar + H)), o = sigm(ld(ar + 2 * H));
-      const auto g = xsimd::tanh(ld(ar + 3 * H));
-      const auto c = f * ld(cp + r * H) + i * g;
-      st(out + r * H, c);
-      st(out + (B + r) * H, o * xsimd::tanh(c));
-    });
+    if (wide_kernels(H))
+      lstm_forward_avx512(a, cp, y.data<T>(), B, H);
+    else
+      lstm_kernels::forward<xsimd::default_arch, T>(a, cp, y.data<T>(), B, H);
   });
   return y;
 }
 
-// [a, c_prev, y_bar = [c_bar; h_bar]] -> [a_bar (as [B,4H]); c_prev_bar]. Gates are recomputed from a:
-// cheaper than keeping them, and the step's working set stays the size of its inputs.
+// [a, c_prev, y_bar = [c_bar; h_bar]] -> [a_bar (as [B,4H]); c_prev_bar] (lstm_cell_kernels.h)
 Tensor cell_backward(const EvalArgs& e) {
   const int64_t B = e.in[1]->shape()[0], H = e.in[1]->shape()[1];
   Tensor y = Tensor::empty(e.shape, e.dtype);
   TG_DISPATCH(e.dtype, T, {
-    using Batch = xsimd::batch<T>;
     const T* a = e.in[0]->data<T>();
     const T* cp = e.in[1]->data<T>();
     const T* yb = e.in[2]->data<T>();
-    T* out = y.data<T>();
-    rows_in_batches<T>(B, H, [&](int64_t r, auto ld, auto st) {
-      const T* ar = a + r * 4 * H;
-      const Batch one(1);
-      const Batch i = sigm(ld(ar)), f = sigm(ld(ar + H)), o = sigm(ld(ar + 2 * H));
-      const Batch g = xsimd::tanh(ld(ar + 3 * H));
-      const Batch c_prev = ld(cp + r * H);
-      const Batch tc = xsimd::tanh(f * c_prev + i * g);
-      const Batch h_bar = ld(yb + (B + r) * H);
-      const Batch c_bar = ld(yb + r * H) + h_bar * o * (one - tc * tc);  // through h = o tanh(c) too
-      T* o_r = out + r * 4 * H;
-      st(o_r, c_bar * g * i * (one - i));
-      st(o_r + H, c_bar * c_prev * f * (one - f));
-      st(o_r + 2 * H, h_bar * tc * o * (one - o));
-      st(o_r + 3 * H, c_bar * i * (one - g * g));
-      st(out + (4 * B + r) * H, c_bar * f);
-    });
+    if (wide_kernels(H))
+      lstm_backward_avx512(a, cp, yb, y.data<T>(), B, H);
+    else
+      lstm_kernels::backward<xsimd::default_arch, T>(a, cp, yb, y.data<T>(), B, H);
   });
   return y;
 }

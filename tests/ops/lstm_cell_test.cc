@@ -7,9 +7,18 @@
 
 #include "core/ad.h"
 #include "core/error.h"
+#include "ops/cpu_isa.h"
+#include "ops/lstm_cell_kernels.h"
 #include "ops/ops.h"
 #include "gradcheck/gradcheck.h"
 #include "tests/harness/fused_cases.h"
+
+#ifdef TAPEGRAD_HAVE_AVX512_KERNELS
+namespace tg::ops::detail {
+void lstm_forward_avx512(const float* a, const float* cp, float* out, int64_t B, int64_t H);
+void lstm_backward_avx512(const float* a, const float* cp, const float* yb, float* out, int64_t B, int64_t H);
+}  // namespace tg::ops::detail
+#endif
 
 namespace tg {
 namespace {
@@ -69,6 +78,26 @@ TEST(LstmCellFused, ReportsShapesItCannotTake) {
   EXPECT_THROW(ops::lstm_cell(a, c), ShapeError);  // a must be [2, 16]
   EXPECT_THROW(ops::lstm_cell_vjp(g.input(Tensor::zeros({2, 16}, DType::f32)), c, c), ShapeError);  // y_bar [4, 4]
 }
+
+// Both builds of the cell's kernels (AVX2 and, where the CPU has it, AVX-512; ops/cpu_isa.h) on the same
+// inputs: full batches of either width and a tail (H = 40 = 2 x 16 + 8 = 5 x 8).
+#ifdef TAPEGRAD_HAVE_AVX512_KERNELS
+TEST(LstmCellKernels, AvxTwoAndAvx512BuildsAgree) {
+  if (ops::kernel_isa() != ops::KernelIsa::avx512) GTEST_SKIP() << "this CPU (or TAPEGRAD_ISA) runs AVX2 only";
+  const int64_t B = 3, H = 40;
+  const Tensor a = random_tensor(Shape{B, 4 * H}, -4, 4, 21, DType::f32);
+  const Tensor c = random_tensor(Shape{B, H}, -2, 2, 22, DType::f32);
+  const Tensor yb = random_tensor(Shape{2 * B, H}, -1, 1, 23, DType::f32);
+  std::vector<float> wide(2 * B * H), narrow(2 * B * H), wide_b(5 * B * H), narrow_b(5 * B * H);
+  ops::detail::lstm_forward_avx512(a.data<float>(), c.data<float>(), wide.data(), B, H);
+  ops::detail::lstm_kernels::forward<xsimd::default_arch, float>(a.data<float>(), c.data<float>(), narrow.data(), B, H);
+  ops::detail::lstm_backward_avx512(a.data<float>(), c.data<float>(), yb.data<float>(), wide_b.data(), B, H);
+  ops::detail::lstm_kernels::backward<xsimd::default_arch, float>(a.data<float>(), c.data<float>(), yb.data<float>(),
+                                                                  narrow_b.data(), B, H);
+  for (size_t i = 0; i < wide.size(); ++i) EXPECT_NEAR(wide[i], narrow[i], 1e-6) << "forward " << i;
+  for (size_t i = 0; i < wide_b.size(); ++i) EXPECT_NEAR(wide_b[i], narrow_b[i], 1e-6) << "backward " << i;
+}
+#endif
 
 TEST(SliceOfLeadingRows, IsAViewWithTheSameValues) {
   Graph g;
