@@ -114,7 +114,16 @@ Var project_affine(const StepInput& x, Var w, Var b, Site site) {
   if (!as_stacked) return project_step(x, w, b, site);
   const int64_t results = (s.symbols ? static_cast<int64_t>(s.symbols->size()) : s.rows.shape()[0]) * w.shape()[1];
   const bool small = results <= kStackedElementwiseLimit;
-  if (s.symbols && !small) return project_step(x, w, b, site);
+  if (s.symbols && !small) {
+    if (b.empty() || !x.symbol_keep.empty()) return project_step(x, w, b, site);
+    // A one-hot row selects one row of W, so x W + b = x (W + b): the bias is added once to W's [V, n]
+    // rows instead of to every step's [B, n] lookup (an LSTM with H = 256: 100 adds of [32, 1024], and
+    // in the gradient 100 sums over the batch, become one of each). Each value is the same sum w + b.
+    const std::pair<int32_t, int32_t> folded_key{w.id(), -2 - b.id()};
+    auto it = s.products.find(folded_key);
+    if (it == s.products.end()) it = s.products.emplace(folded_key, ops::add(w, b, site)).first;
+    return ops::gather_rows(it->second, x.symbols, site);
+  }
   const Var bias_once = small ? b : Var();
   const std::pair<int32_t, int32_t> key{w.id(), bias_once.empty() ? -1 : bias_once.id()};
   auto it = s.products.find(key);

@@ -41,7 +41,8 @@ struct StackedRows {
   // projected on its own
   std::vector<int32_t> step_dense;
   std::vector<ops::Index> step_symbols;
-  std::map<std::pair<int32_t, int32_t>, Var> products;  // x W (+ b) by the node ids of W and b (-1: none)
+  // x W (+ b) by the node ids of W and b (-1: none); with symbols, W + b by {W, -2 - b} (project_affine)
+  std::map<std::pair<int32_t, int32_t>, Var> products;
 };
 
 // The input at one step: exactly one of symbols and dense is set.
