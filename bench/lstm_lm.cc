@@ -13,6 +13,7 @@
 #include "core/ad.h"
 #include "core/error.h"
 #include "ops/blas.h"
+#include "ops/cpu_isa.h"
 #include "ops/float_env.h"
 
 namespace tg::bench {
@@ -144,8 +145,8 @@ std::string machine_line() {
   CPU_ZERO(&set);
   int nproc = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
   const char* isa = __builtin_cpu_supports("avx512f") ? "AVX-512" : __builtin_cpu_supports("avx2") ? "AVX2" : "SSE";
-  return fmt::format("{}, nproc {}, {}; float32 gemm: {}; denormals {}", model, nproc, isa, blas::gemm_backend(),
-                     fenv::flushing_denormals() ? "flushed" : "kept");
+  return fmt::format("{}, nproc {}, {}; float32 gemm: {}; fused cells: {}; denormals {}", model, nproc, isa,
+                     blas::gemm_backend(), ops::kernel_isa_name(), fenv::flushing_denormals() ? "flushed" : "kept");
 }
 
 namespace {
