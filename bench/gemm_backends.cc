@@ -31,6 +31,7 @@ namespace {
 struct Shape {
   bool ta, tb;
   int64_t m, n, k, count;
+  float beta;  // 1 for an addmm's product (C += A B), else 0
 };
 using DnnlSgemm = int (*)(char, char, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
                           int64_t, float, float*, int64_t);
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
   std::vector<Shape> shapes;
   double flop = 0;
   for (const auto& s : j.at("gemm_shapes")) {
-    shapes.push_back({s.at("ta"), s.at("tb"), s.at("m"), s.at("n"), s.at("k"), s.at("count")});
+    shapes.push_back({s.at("ta"), s.at("tb"), s.at("m"), s.at("n"), s.at("k"), s.at("count"), s.value("beta", 0.f)});
     flop += 2.0 * double(shapes.back().m * shapes.back().n * shapes.back().k) * double(shapes.back().count);
   }
   openblas_set_num_threads(1);  // one thread each: OMP_NUM_THREADS=1 for oneDNN and BLIS (the script sets it)
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
     const Shape& s = shapes[i];
     const libxsmm_blasint lda = s.ta ? s.m : s.k, ldc = s.n, ldb = s.n;  // B as stored, or its transpose [k, n]
     const int flags = s.ta ? LIBXSMM_GEMM_FLAG_TRANS_B : 0;
-    const float alpha = 1, beta = 0;
+    const float alpha = 1, beta = s.beta;
     xsmm[i] = libxsmm_smmdispatch(s.n, s.m, s.k, &ldb, &lda, &ldc, &alpha, &beta, &flags, nullptr);
     if (s.tb) b_t[i].resize(size_t(s.k * s.n));
   }
@@ -91,16 +92,16 @@ int main(int argc, char** argv) {
   for (auto f : xsmm) xsmm_all = xsmm_all && f != nullptr;
 #endif
   auto pass = [&](int lib) {
-    const float one = 1, zero = 0;
+    const float one = 1;
     for (size_t i = 0; i < shapes.size(); ++i) {
       const Shape& s = shapes[i];
       const int64_t lda = s.ta ? s.m : s.k, ldb = s.tb ? s.k : s.n;
       for (int64_t r = 0; r < s.count; ++r) {
         if (lib == 0)
           cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, int(s.m),
-                      int(s.n), int(s.k), 1.f, a[i].data(), int(lda), b[i].data(), int(ldb), 0.f, c[i].data(), int(s.n));
+                      int(s.n), int(s.k), 1.f, a[i].data(), int(lda), b[i].data(), int(ldb), s.beta, c[i].data(), int(s.n));
         else if (lib == 1)
-          dnnl(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.m, s.n, s.k, 1.f, a[i].data(), lda, b[i].data(), ldb, 0.f,
+          dnnl(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.m, s.n, s.k, 1.f, a[i].data(), lda, b[i].data(), ldb, s.beta,
                c[i].data(), s.n);
 #ifdef TAPEGRAD_HAVE_LIBXSMM
         else if (lib == 3) {
@@ -116,7 +117,7 @@ int main(int argc, char** argv) {
 #endif
         else  // row-major: a stored matrix's row stride is its leading dimension, its column stride 1
           bli(s.ta ? kBliTranspose : 0, s.tb ? kBliTranspose : 0, s.m, s.n, s.k, &one, a[i].data(), lda, 1,
-              b[i].data(), ldb, 1, &zero, c[i].data(), s.n, 1);
+              b[i].data(), ldb, 1, &s.beta, c[i].data(), s.n, 1);
       }
     }
   };

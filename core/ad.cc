@@ -183,7 +183,8 @@ Var sum_contributions(Graph& g, Contributions& c, int32_t fresh, ConcatCache& co
 
   // What is left is added up, a product this sweep built (still pending) folded into its sum as an addmm
   // (BLAS beta = 1): a recurrence's h_bar + delta W_h^T is one node and one pass instead of two. The
-  // products go last so that each has a sum to fold into; the product node stays pending, never run.
+  // products go last so that each has a sum to fold into; the product node stays pending, never run
+  // (unless another sum reads it too: then it runs there as well, the same value computed twice).
   for (size_t i = 0; i < parts.size(); ++i)
     if (!used[i] && !fresh_node(i, matmul_p)) sums.push_back(parts[i]);
   const size_t first_product = sums.size();

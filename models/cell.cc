@@ -115,10 +115,12 @@ Var project_affine(const StepInput& x, Var w, Var b, Site site) {
   const int64_t results = (s.symbols ? static_cast<int64_t>(s.symbols->size()) : s.rows.shape()[0]) * w.shape()[1];
   const bool small = results <= kStackedElementwiseLimit;
   if (s.symbols && !small) {
-    if (b.empty() || !x.symbol_keep.empty()) return project_step(x, w, b, site);
     // A one-hot row selects one row of W, so x W + b = x (W + b): the bias is added once to W's [V, n]
     // rows instead of to every step's [B, n] lookup (an LSTM with H = 256: 100 adds of [32, 1024], and
     // in the gradient 100 sums over the batch, become one of each). Each value is the same sum w + b.
+    // Only while W has fewer rows than the steps' lookups together (a large vocabulary would cost more).
+    const bool fold = !b.empty() && x.symbol_keep.empty() && w.shape()[0] < static_cast<int64_t>(s.symbols->size());
+    if (!fold) return project_step(x, w, b, site);
     const std::pair<int32_t, int32_t> folded_key{w.id(), -2 - b.id()};
     auto it = s.products.find(folded_key);
     if (it == s.products.end()) it = s.products.emplace(folded_key, ops::add(w, b, site)).first;

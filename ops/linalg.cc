@@ -27,6 +27,7 @@ Tensor matmul_eval(const EvalArgs& a) {
     y.fill(0);
     return y;
   }
+  if (y.size() == 0) return y;  // m or n is 0: ldc would be 0, which BLAS rejects
   TG_DISPATCH(a.dtype, T, blas::gemm(a.attrs.ta, a.attrs.tb, m, n, k, T(1), a.in[0]->data<T>(),
                                      static_cast<int>(as[1]), a.in[1]->data<T>(), static_cast<int>(bs[1]), T(0),
                                      y.data<T>(), n));
@@ -68,7 +69,7 @@ const Primitive addmm_p{
       Tensor y = a.out ? *a.out : Tensor::empty(a.shape, a.dtype);
       TG_DISPATCH(a.dtype, T, {
         std::copy_n(a.in[0]->data<T>(), y.size(), y.data<T>());
-        if (k > 0)
+        if (k > 0 && y.size() > 0)  // an empty result has ldc 0, which BLAS rejects
           blas::gemm(a.attrs.ta, a.attrs.tb, m, n, k, T(1), a.in[1]->data<T>(), static_cast<int>(as[1]),
                      a.in[2]->data<T>(), static_cast<int>(bs[1]), T(1), y.data<T>(), n);
       });

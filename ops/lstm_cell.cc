@@ -29,6 +29,7 @@ using fused::reference_jvp;
 using fused::reference_vjp;
 using fused::rows_in_batches;
 
+#ifdef TAPEGRAD_HAVE_AVX512_KERNELS
 // The AVX-512 builds of the forward and backward kernels (ops/lstm_cell_avx512.cc).
 namespace detail {
 void lstm_forward_avx512(const float* a, const float* cp, float* out, int64_t B, int64_t H);
@@ -36,6 +37,7 @@ void lstm_forward_avx512(const double* a, const double* cp, double* out, int64_t
 void lstm_backward_avx512(const float* a, const float* cp, const float* yb, float* out, int64_t B, int64_t H);
 void lstm_backward_avx512(const double* a, const double* cp, const double* yb, double* out, int64_t B, int64_t H);
 }  // namespace detail
+#endif
 
 namespace {
 
@@ -58,6 +60,24 @@ bool wide_kernels(int64_t H) {
   return false;
 #endif
 }
+// The AVX-512 kernels where they are built; without them (no call may name them: an unoptimised build
+// keeps calls behind a false condition) wide_kernels() is false and these are never reached.
+template <class T>
+void forward_wide(const T* a, const T* cp, T* out, int64_t B, int64_t H) {
+#ifdef TAPEGRAD_HAVE_AVX512_KERNELS
+  lstm_forward_avx512(a, cp, out, B, H);
+#else
+  lstm_kernels::forward<xsimd::default_arch, T>(a, cp, out, B, H);
+#endif
+}
+template <class T>
+void backward_wide(const T* a, const T* cp, const T* yb, T* out, int64_t B, int64_t H) {
+#ifdef TAPEGRAD_HAVE_AVX512_KERNELS
+  lstm_backward_avx512(a, cp, yb, out, B, H);
+#else
+  lstm_kernels::backward<xsimd::default_arch, T>(a, cp, yb, out, B, H);
+#endif
+}
 
 // [a, c_prev] -> [c; h]
 Tensor cell_forward(const EvalArgs& e) {
@@ -67,7 +87,7 @@ Tensor cell_forward(const EvalArgs& e) {
     const T* a = e.in[0]->data<T>();
     const T* cp = e.in[1]->data<T>();
     if (wide_kernels(H))
-      lstm_forward_avx512(a, cp, y.data<T>(), B, H);
+      forward_wide(a, cp, y.data<T>(), B, H);
     else
       lstm_kernels::forward<xsimd::default_arch, T>(a, cp, y.data<T>(), B, H);
   });
@@ -83,7 +103,7 @@ Tensor cell_backward(const EvalArgs& e) {
     const T* cp = e.in[1]->data<T>();
     const T* yb = e.in[2]->data<T>();
     if (wide_kernels(H))
-      lstm_backward_avx512(a, cp, yb, y.data<T>(), B, H);
+      backward_wide(a, cp, yb, y.data<T>(), B, H);
     else
       lstm_kernels::backward<xsimd::default_arch, T>(a, cp, yb, y.data<T>(), B, H);
   });
