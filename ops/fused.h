@@ -2,7 +2,6 @@
 // rules of a fused op that has a reference graph of ordinary ops (its derivatives are that graph's, so
 // second order works through the fused op).
 #pragma once
-#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -12,36 +11,12 @@
 #include "core/ad.h"
 #include "core/primitive.h"
 #include "ops/ops.h"
+#include "ops/simd_rows.h"
 
 namespace tg::ops::fused {
 
-// Runs body(row, load, store) over each row of H columns in SIMD batches; the tail goes through a
-// zero-padded batch, so every element takes the same code path (as in the elementwise kernels).
-template <class T, class Body>
-void rows_in_batches(int64_t rows, int64_t H, Body body) {
-  using Batch = xsimd::batch<T>;
-  constexpr int64_t W = static_cast<int64_t>(Batch::size);
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t j = 0;
-    for (; j + W <= H; j += W)
-      body(r, [j](const T* p) { return Batch::load_unaligned(p + j); },
-           [j](T* p, const Batch& v) { v.store_unaligned(p + j); });
-    if (j < H) {
-      const int64_t n = H - j;
-      body(r,
-           [j, n](const T* p) {
-             alignas(64) T buf[Batch::size] = {};  // not W: clang 14 wants W captured
-             std::copy(p + j, p + j + n, buf);
-             return Batch::load_aligned(buf);
-           },
-           [j, n](T* p, const Batch& v) {
-             alignas(64) T buf[W];
-             v.store_aligned(buf);
-             std::copy(buf, buf + n, p + j);
-           });
-    }
-  }
-}
+// Runs body(row, load, store) over each row of H columns in SIMD batches (ops/simd_rows.h).
+using simd::rows_in_batches;
 
 // Derivatives of the cells' nonlinearities from their outputs, as graphs (the reference graphs' pieces).
 inline Var d_logistic(Var y, Site s) { return mul(y, 1.0 - VarAt(y, s), s); }  // y (1 - y)

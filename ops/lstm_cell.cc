@@ -51,32 +51,25 @@ Dims check_cell(std::span<const Shape> s) {
   return {B, H};
 }
 
-// Below 16 columns the AVX-512 batch would be mostly padding, so small cells stay at AVX2.
-bool wide_kernels(int64_t H) {
+// The AVX-512 build of a kernel where it is built and the CPU has it (ops/cpu_isa.h); below 16 columns its
+// batch would be mostly padding, so small cells stay at AVX2. Without the build no call names it (an
+// unoptimised build would keep a call behind a false condition).
 #ifdef TAPEGRAD_HAVE_AVX512_KERNELS
-  return H >= 16 && kernel_isa() == KernelIsa::avx512;
-#else
-  (void)H;
-  return false;
+bool use_avx512(int64_t H) { return H >= 16 && kernel_isa() == KernelIsa::avx512; }
 #endif
-}
-// The AVX-512 kernels where they are built; without them (no call may name them: an unoptimised build
-// keeps calls behind a false condition) wide_kernels() is false and these are never reached.
 template <class T>
-void forward_wide(const T* a, const T* cp, T* out, int64_t B, int64_t H) {
+void forward_kernel(const T* a, const T* cp, T* out, int64_t B, int64_t H) {
 #ifdef TAPEGRAD_HAVE_AVX512_KERNELS
-  lstm_forward_avx512(a, cp, out, B, H);
-#else
+  if (use_avx512(H)) return lstm_forward_avx512(a, cp, out, B, H);
+#endif
   lstm_kernels::forward<xsimd::default_arch, T>(a, cp, out, B, H);
-#endif
 }
 template <class T>
-void backward_wide(const T* a, const T* cp, const T* yb, T* out, int64_t B, int64_t H) {
+void backward_kernel(const T* a, const T* cp, const T* yb, T* out, int64_t B, int64_t H) {
 #ifdef TAPEGRAD_HAVE_AVX512_KERNELS
-  lstm_backward_avx512(a, cp, yb, out, B, H);
-#else
-  lstm_kernels::backward<xsimd::default_arch, T>(a, cp, yb, out, B, H);
+  if (use_avx512(H)) return lstm_backward_avx512(a, cp, yb, out, B, H);
 #endif
+  lstm_kernels::backward<xsimd::default_arch, T>(a, cp, yb, out, B, H);
 }
 
 // [a, c_prev] -> [c; h]
@@ -86,10 +79,7 @@ Tensor cell_forward(const EvalArgs& e) {
   TG_DISPATCH(e.dtype, T, {
     const T* a = e.in[0]->data<T>();
     const T* cp = e.in[1]->data<T>();
-    if (wide_kernels(H))
-      forward_wide(a, cp, y.data<T>(), B, H);
-    else
-      lstm_kernels::forward<xsimd::default_arch, T>(a, cp, y.data<T>(), B, H);
+    forward_kernel(a, cp, y.data<T>(), B, H);
   });
   return y;
 }
@@ -102,10 +92,7 @@ Tensor cell_backward(const EvalArgs& e) {
     const T* a = e.in[0]->data<T>();
     const T* cp = e.in[1]->data<T>();
     const T* yb = e.in[2]->data<T>();
-    if (wide_kernels(H))
-      backward_wide(a, cp, yb, y.data<T>(), B, H);
-    else
-      lstm_kernels::backward<xsimd::default_arch, T>(a, cp, yb, y.data<T>(), B, H);
+    backward_kernel(a, cp, yb, y.data<T>(), B, H);
   });
   return y;
 }
