@@ -185,19 +185,18 @@ Var sum_contributions(Graph& g, Contributions& c, int32_t fresh, ConcatCache& co
   // (BLAS beta = 1): a recurrence's h_bar + delta W_h^T is one node and one pass instead of two. The
   // products go last so that each has a sum to fold into; the product node stays pending, never run
   // (unless another sum reads it too: then it runs there as well, the same value computed twice).
+  std::vector<Var> products;
   for (size_t i = 0; i < parts.size(); ++i)
-    if (!used[i] && !fresh_node(i, matmul_p)) sums.push_back(parts[i]);
-  const size_t first_product = sums.size();
-  for (size_t i = 0; i < parts.size(); ++i)
-    if (!used[i] && fresh_node(i, matmul_p)) sums.push_back(parts[i]);
+    if (!used[i]) (fresh_node(i, matmul_p) ? products : sums).push_back(parts[i]);
   Var total;
-  for (size_t i = 0; i < sums.size(); ++i) {
-    if (i < first_product || total.empty()) {
-      total = ops::add(total, sums[i]);
+  for (const Var& v : sums) total = ops::add(total, v);
+  for (const Var& p : products) {
+    if (total.empty()) {
+      total = p;
       continue;
     }
     // copies, not a Node&: addmm adds a node, which may move the graph's node storage
-    const Node& n = g.node(sums[i].id());
+    const Node& n = g.node(p.id());
     const Var a(&g, n.in[0]), b(&g, n.in[1]);
     const bool ta = n.attrs.ta, tb = n.attrs.tb;
     const Site site = n.site;
