@@ -235,11 +235,17 @@ Var Graph::add(const Primitive& prim, std::span<const Var> in, Attrs attrs, Site
   return v;
 }
 
+Graph::Memo& Graph::memo(const void* tag, Var input) {
+  if (input.graph() != this) throw InternalError("graph: memo keyed by a node of another graph");
+  return memos_[{tag, input.id()}];
+}
+
 void Graph::rebuild() {
   if (any_dynamic_)
     throw Error("graph: rebuild of a graph with placeholders (a linearization's segments point into its nodes)");
   release_values();
   tags_.clear();
+  memos_.clear();
   deferred_ = false;
   params_ = nullptr;
   param_leaf_.clear();

@@ -9,6 +9,7 @@
 // every later call re-runs just the dynamic nodes.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -113,6 +114,17 @@ class Graph {
   void pop_scope();
   std::string scope_name(int32_t scope) const { return scopes_[scope]; }
 
+  // A node that rules share across calls, keyed by the rule's tag and an input node: matmul's VJP
+  // transposes a weight that every step of a recurrence multiplies by once, instead of letting every
+  // step's product read it transposed (docs/results/engine_bench.md). `calls` counts the rule's calls
+  // for the key; `node` is what the rule made for it (-1: nothing yet). rebuild() forgets every memo
+  // with the rest of the build's state, and the build that follows makes the same ones again.
+  struct Memo {
+    int32_t calls = 0;
+    int32_t node = -1;
+  };
+  Memo& memo(const void* tag, Var input);
+
   // Tags mark intermediates for curvature blocks and adjoint reads ("preact", "logits").
   void tag(Var v, const std::string& name);
   std::vector<Var> tagged(const std::string& name) const;
@@ -147,6 +159,7 @@ class Graph {
   std::vector<std::string> scopes_{""};
   std::vector<int32_t> scope_stack_{0};
   std::unordered_map<std::string, std::vector<int32_t>> tags_;
+  std::map<std::pair<const void*, int32_t>, Memo> memos_;  // a handful per graph: the shared weights
   const ParamSet* params_ = nullptr;
   std::vector<int32_t> param_leaf_;  // -1 until bound
   Tensor param_values_;              // θ from bind(ps, at), flat; empty: read the set's values

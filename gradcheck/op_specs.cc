@@ -151,6 +151,13 @@ const std::vector<OpSpec>& op_specs() {
                   losses::squared_error(x[0], data(g, {3, 4}, -1, 1, 9), g.input(Tensor::from({4}, std::vector<double>{1, 0, 2, 1}, DType::f64)))};
        }},
       // shared subexpressions: f(x) = g(x) + g(x) must count both uses
+      // a weight of 64 x 64 that three products share: matmul's VJP transposes it once, from its second
+      // product on (ops/linalg.cc, times_transpose_of), and the rules of that transpose are differentiated too
+      {"matmul_shared_weight", {{2, 64}, {64, 64}}, -0.2, 0.2, [](Graph&, In x) {
+         Var h1 = ops::tanh(ops::matmul(x[0], x[1]));
+         Var h2 = ops::tanh(ops::addmm(x[0], h1, x[1]));
+         return V{ops::matmul(h2, x[1])};
+       }},
       {"shared_subexpression", {{3, 4}}, -1, 1, [](Graph&, In x) {
          Var t = ops::tanh(x[0]);
          return V{t * t + t};

@@ -33,6 +33,25 @@ Tensor matmul_eval(const EvalArgs& a) {
                                      y.data<T>(), n));
   return y;
 }
+
+// yb op(b)^T: the cotangent of A in A op(b). For op(b) = b this is a product with b read transposed,
+// which both BLAS backends run at about half speed on a recurrence's shapes (dnnl_sgemm and OpenBLAS on
+// [32,1024] x [1024,256]^T: ~315 us against ~155 us with b^T stored, docs/results/engine_bench.md). A
+// weight that the graph multiplies by again and again (W_h, once per step) is transposed once, from its
+// second product on, and shared by the rest; a weight used once (a feedforward layer) never is. Small b
+// (under kTransposeOnceMin elements, where the products are OpenBLAS's small kernels) are left alone.
+constexpr int64_t kTransposeOnceMin = 4096;
+char transpose_once_tag;  // the memo's key (Graph::memo)
+
+Var times_transpose_of(Var yb, Var b, bool tb, Site site) {
+  if (tb) return matmul(yb, b, false, false, site);
+  const Shape bs = b.shape();
+  if (bs.size() < kTransposeOnceMin) return matmul(yb, b, false, true, site);
+  Graph::Memo& m = b.graph()->memo(&transpose_once_tag, b);
+  if (m.node < 0 && ++m.calls < 2) return matmul(yb, b, false, true, site);
+  if (m.node < 0) m.node = transpose(b, site).id();
+  return matmul(yb, Var(b.graph(), m.node), false, false, site);
+}
 }  // namespace
 
 // C = op(A) op(B);  dC = op(dA) op(B) + op(A) op(dB)
@@ -46,7 +65,7 @@ const Primitive matmul_p{
     [](const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
       bool ta = r.attrs.ta, tb = r.attrs.tb;
       Var a = r.x[0], b = r.x[1];
-      if (need[0]) xb[0] = ta ? matmul(b, yb, tb, true, r.site) : matmul(yb, b, false, !tb, r.site);
+      if (need[0]) xb[0] = ta ? matmul(b, yb, tb, true, r.site) : times_transpose_of(yb, b, tb, r.site);
       if (need[1]) xb[1] = tb ? matmul(yb, a, true, ta, r.site) : matmul(a, yb, !ta, false, r.site);
     }};
 
@@ -83,7 +102,7 @@ const Primitive addmm_p{
       const bool ta = r.attrs.ta, tb = r.attrs.tb;
       Var a = r.x[1], b = r.x[2];
       if (need[0]) xb[0] = yb;
-      if (need[1]) xb[1] = ta ? matmul(b, yb, tb, true, r.site) : matmul(yb, b, false, !tb, r.site);
+      if (need[1]) xb[1] = ta ? matmul(b, yb, tb, true, r.site) : times_transpose_of(yb, b, tb, r.site);
       if (need[2]) xb[2] = tb ? matmul(yb, a, true, ta, r.site) : matmul(a, yb, !ta, false, r.site);
     }};
 
@@ -97,11 +116,16 @@ const Primitive transpose_p{
     [](const EvalArgs& a) {
       Tensor y = Tensor::empty(a.shape, a.dtype);
       const int64_t r = a.in[0]->shape()[0], c = a.in[0]->shape()[1];
+      // In tiles, so that the strided writes of a large matrix (a recurrence's weight, transposed once
+      // for its VJP's products) stay in cache: a row-by-row loop writes a new cache line per element.
+      constexpr int64_t tile = 32;
       TG_DISPATCH(a.dtype, T, {
         const T* x = a.in[0]->data<T>();
         T* o = y.data<T>();
-        for (int64_t i = 0; i < r; ++i)
-          for (int64_t j = 0; j < c; ++j) o[j * r + i] = x[i * c + j];
+        for (int64_t i0 = 0; i0 < r; i0 += tile)
+          for (int64_t j0 = 0; j0 < c; j0 += tile)
+            for (int64_t i = i0; i < std::min(i0 + tile, r); ++i)
+              for (int64_t j = j0; j < std::min(j0 + tile, c); ++j) o[j * r + i] = x[i * c + j];
       });
       return y;
     },
