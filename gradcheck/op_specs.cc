@@ -150,7 +150,6 @@ const std::vector<OpSpec>& op_specs() {
          return V{losses::squared_error(x[0], data(g, {3, 4}, -1, 1, 8)),
                   losses::squared_error(x[0], data(g, {3, 4}, -1, 1, 9), g.input(Tensor::from({4}, std::vector<double>{1, 0, 2, 1}, DType::f64)))};
        }},
-      // shared subexpressions: f(x) = g(x) + g(x) must count both uses
       // a weight of 64 x 64 that three products share: matmul's VJP transposes it once, from its second
       // product on (ops/linalg.cc, times_transpose_of), and the rules of that transpose are differentiated too
       {"matmul_shared_weight", {{2, 64}, {64, 64}}, -0.2, 0.2, [](Graph&, In x) {
@@ -158,6 +157,7 @@ const std::vector<OpSpec>& op_specs() {
          Var h2 = ops::tanh(ops::addmm(x[0], h1, x[1]));
          return V{ops::matmul(h2, x[1])};
        }},
+      // shared subexpressions: f(x) = g(x) + g(x) must count both uses
       {"shared_subexpression", {{3, 4}}, -1, 1, [](Graph&, In x) {
          Var t = ops::tanh(x[0]);
          return V{t * t + t};

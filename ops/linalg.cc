@@ -8,6 +8,8 @@
 namespace tg::ops {
 using namespace detail;
 
+extern const Primitive transpose_p;  // defined below: times_transpose_of recognises it
+
 namespace {
 Shape matmul_shape(std::span<const Shape> s, const Attrs& a) {
   if (s[0].rank() != 2 || s[1].rank() != 2) fail("needs rank-2 operands");
@@ -38,19 +40,23 @@ Tensor matmul_eval(const EvalArgs& a) {
 // which both BLAS backends run at about half speed on a recurrence's shapes (dnnl_sgemm and OpenBLAS on
 // [32,1024] x [1024,256]^T: ~315 us against ~155 us with b^T stored, docs/results/engine_bench.md). A
 // weight that the graph multiplies by again and again (W_h, once per step) is transposed once, from its
-// second product on, and shared by the rest; a weight used once (a feedforward layer) never is. Small b
-// (under kTransposeOnceMin elements, where the products are OpenBLAS's small kernels) are left alone.
+// second such product in the graph on, and shared by the rest; a weight of one product (a feedforward
+// layer differentiated once) never is. Small b (under kTransposeOnceMin elements, where the products are
+// OpenBLAS's small kernels) are left alone. A b that is itself a transpose (the products above,
+// differentiated again: Ω's per-step VJPs, second order) gives yb times its input, with no copy.
 constexpr int64_t kTransposeOnceMin = 4096;
 char transpose_once_tag;  // the memo's key (Graph::memo)
 
 Var times_transpose_of(Var yb, Var b, bool tb, Site site) {
   if (tb) return matmul(yb, b, false, false, site);
-  const Shape bs = b.shape();
-  if (bs.size() < kTransposeOnceMin) return matmul(yb, b, false, true, site);
-  Graph::Memo& m = b.graph()->memo(&transpose_once_tag, b);
+  Graph& g = *b.graph();
+  const Node& bn = g.node(b.id());
+  if (bn.prim == &transpose_p) return matmul(yb, Var(&g, bn.in[0]), false, false, site);
+  if (bn.shape.size() < kTransposeOnceMin) return matmul(yb, b, false, true, site);
+  Graph::Memo& m = g.memo(&transpose_once_tag, b);
   if (m.node < 0 && ++m.calls < 2) return matmul(yb, b, false, true, site);
   if (m.node < 0) m.node = transpose(b, site).id();
-  return matmul(yb, Var(b.graph(), m.node), false, false, site);
+  return matmul(yb, Var(&g, m.node), false, false, site);
 }
 }  // namespace
 

@@ -82,6 +82,25 @@ TEST(TransposeOnce, OnlyTheFirstProductReadsTheWeightTransposed) {
   EXPECT_EQ(read_stored_transpose, kSteps - 1);
 }
 
+// A recurrence that multiplies by Wᵀ written as transpose(W): the sweep's products multiply by W itself
+// (no copy of the copy), and the cotangent of h_0 equals the one with Wᵀ given as a leaf.
+TEST(TransposeOnce, AProductWithATransposeReadsItsInput) {
+  const std::vector<Tensor> v = inputs(64);
+  auto h0_gradient = [&](Graph& g, bool transpose_node) {
+    Var w = g.input(v[0]);
+    Var wt = transpose_node ? ops::transpose(w) : g.input(ops::transpose(w).value());
+    Var h0 = g.input(v[1]), x = g.input(v[2]), h = h0, loss;
+    for (int t = 0; t < kSteps; ++t) {
+      h = ops::tanh(ops::add(ops::slice(x, 0, 3 * t, 3 * (t + 1)), ops::matmul(h, wt)));
+      loss = ops::add(loss, ops::sum(ops::square(h)));
+    }
+    return ad::grad(loss, std::vector<Var>{h0})[0].value();
+  };
+  Graph with_node, with_leaf;
+  EXPECT_LE(max_abs_diff(h0_gradient(with_node, true), h0_gradient(with_leaf, false)), 1e-13);
+  EXPECT_EQ(count_evaluated(with_node, "transpose"), 1) << "only the model's own transpose";
+}
+
 TEST(TransposeOnce, SmallWeightsAreReadTransposedAsBefore) {
   const std::vector<Tensor> v = inputs(8);  // 64 elements: OpenBLAS's small kernels, no copy worth making
   Graph g;
