@@ -11,17 +11,14 @@
 #include "core/ad.h"
 #include "gradcheck/gradcheck.h"
 #include "ops/ops.h"
+#include "tests/harness/fused_cases.h"
 
 namespace tg {
 namespace {
 
 constexpr int kSteps = 6;
 
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  double d = 0;
-  for (int64_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a.at(i) - b.at(i)));
-  return d;
-}
+using check::max_abs_diff;  // tests/harness/fused_cases.h: also checks the shapes agree
 
 int count_evaluated(const Graph& g, const std::string& prim) {
   int n = 0;
