@@ -19,9 +19,9 @@
 # recurrent inputs of the gates held constant), here with Adam (his learning rate is not given), so that
 # it differs from the Adam row of the same LSTM by the truncation only.
 # Adam beside each model: lr 0.003, clipping 1.0, batch 32 (docs/results/zoo.md's probes).
-# Every run: BUDGET CPU seconds (default 1800), seed 1, validation on 500 sequences (HF every 5
-# iterations, Adam every 1,000), early stopping with patience 20 validations (Krause stopped early; the
-# test scores the best validation's parameters). Runs: $ROOT/<name>_s<seed>, resumable.
+# Every run: BUDGET CPU seconds (default 1500: two lanes finish eight runs in one session), seed 1,
+# validation on 500 sequences (HF every 5 iterations, Adam every 1,000), early stopping with patience 20
+# validations (Krause stopped early; the test scores the best validation's parameters). Runs: $ROOT/<name>_s<seed>, resumable.
 #   RUNS    names to run (default all, in table order)   SEEDS default "1"   ROOT default runs/krause
 #   TG      the tapegrad binary   PRINT=1 print the commands   EVAL=1 score finished runs into OUT/eval.txt
 #   EVERY   validations and checkpoints every EVERY iterations (quick checks only)
@@ -33,7 +33,7 @@ export OPENBLAS_NUM_THREADS=1
 source scripts/experiments/lane.sh
 ROOT=${ROOT:-runs/krause}
 SEEDS=${SEEDS:-1}
-BUDGET=${BUDGET:-1800}
+BUDGET=${BUDGET:-1500}
 
 # name model "model options" optimizer "optimizer options"
 PLAN="rnn_structural|rnn|hidden=400 output_bias=false init_scale=0.1 recurrent_init=sparse sparse_k=40|hf|mu=0.01 adapt_mu=true
