@@ -1,5 +1,6 @@
 #include "optim/threaded_objective.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "core/error.h"
@@ -11,24 +12,35 @@ namespace tg::optim {
 namespace {
 
 // Σ_r scales[r] xs[r] in double, added in shard order (skipping shards without a product), in
-// `like`'s layout and dtype.
-ParamVec combine(const std::vector<std::optional<ParamVec>>& xs, const std::vector<double>& scales, const ParamVec& like) {
-  std::vector<double> sum(static_cast<size_t>(like.size()), 0.0);
-  for (size_t r = 0; r < xs.size(); ++r) {
-    if (!xs[r]) continue;
-    TG_ASSERT(static_cast<size_t>(xs[r]->size()) == sum.size(), "shard {}: a product of {} values, θ has {}", r,
-              xs[r]->size(), sum.size());
-    const Tensor& t = xs[r]->flat();
-    const double s = scales[r];
-    if (t.dtype() == DType::f64) {
-      const double* p = t.data<double>();
-      for (size_t i = 0; i < sum.size(); ++i) sum[i] += s * p[i];
-    } else {
-      const float* p = t.data<float>();
-      for (size_t i = 0; i < sum.size(); ++i) sum[i] += s * static_cast<double>(p[i]);
+// `like`'s layout and dtype. The pool's threads each sum one contiguous range of the elements: every
+// element's sum is the same whatever the split, and the serial loop was a θ-sized pass the other thread
+// waited for.
+ParamVec combine(ForkJoin& pool, int threads, const std::vector<std::optional<ParamVec>>& xs,
+                 const std::vector<double>& scales, const ParamVec& like) {
+  ParamVec out(like.layout(), like.dtype());
+  const int64_t n = out.size();
+  for (const auto& x : xs)
+    TG_ASSERT(!x || x->size() == n, "a shard's product has {} values, θ has {}", x ? x->size() : 0, n);
+  Tensor& o = out.flat();
+  pool.run(threads, [&](int part) {
+    const int64_t begin = n * part / threads, end = n * (part + 1) / threads;
+    std::vector<double> sum(static_cast<size_t>(end - begin), 0.0);
+    for (size_t r = 0; r < xs.size(); ++r) {
+      if (!xs[r]) continue;
+      const Tensor& t = xs[r]->flat();
+      const double s = scales[r];
+      if (t.dtype() == DType::f64) {
+        const double* p = t.data<double>() + begin;
+        for (size_t i = 0; i < sum.size(); ++i) sum[i] += s * p[i];
+      } else {
+        const float* p = t.data<float>() + begin;
+        for (size_t i = 0; i < sum.size(); ++i) sum[i] += s * static_cast<double>(p[i]);
+      }
     }
-  }
-  return param_vec_of(sum, like);
+    if (o.dtype() == DType::f64) std::copy(sum.begin(), sum.end(), o.data<double>() + begin);
+    else std::transform(sum.begin(), sum.end(), o.data<float>() + begin, [](double v) { return static_cast<float>(v); });
+  });
+  return out;
 }
 
 // The shards' evaluations (none for a shard that is empty or carries no loss weight), each used only
@@ -41,6 +53,15 @@ class ThreadedEvaluation : public Evaluation {
         fisher_scales_(std::move(fisher_scales)), like_(std::move(like)) {
     for (size_t r = 0; r < parts_.size(); ++r)
       if (parts_[r]) value_ += mean_scales_[r] * parts_[r]->value();
+  }
+  // Each shard's evaluation ends on the thread that built it: its tensors go back to that thread's
+  // allocator cache, for its next step to reuse, and the shards' tapes are released side by side
+  // instead of one after the other on this thread.
+  ~ThreadedEvaluation() override {
+    try {
+      pool_->run(static_cast<int>(parts_.size()), [&](int r) { parts_[static_cast<size_t>(r)].reset(); });
+    } catch (...) {  // a destructor must not throw: whatever is left is released below, on this thread
+    }
   }
   double value() const override { return value_; }
   ParamVec grad() override {
@@ -78,7 +99,7 @@ class ThreadedEvaluation : public Evaluation {
     pool_->run(static_cast<int>(parts_.size()), [&](int r) {
       if (parts_[static_cast<size_t>(r)]) xs[static_cast<size_t>(r)] = shard_product(*parts_[static_cast<size_t>(r)]);
     });
-    return combine(xs, scales, like_);
+    return combine(*pool_, static_cast<int>(parts_.size()), xs, scales, like_);
   }
   std::shared_ptr<ForkJoin> pool_;
   std::vector<std::unique_ptr<Evaluation>> parts_;
