@@ -247,6 +247,34 @@ TEST(Pathological, MemorizationFiveAndTwentyBits) {
   }
 }
 
+// blank "zero": the same draws as dense one-hot inputs, the constant steps' input the zero vector.
+TEST(Pathological, MemorizationWithZeroBlankInputs) {
+  for (int bits : {5, 20}) {
+    const int64_t T = 30, L = bits == 5 ? 5 : 10, K = bits == 5 ? 2 : 5;
+    Sampled sym = draw("memorization", {{"T", T}, {"bits", bits}}, 50);
+    Sampled zero = draw("memorization", {{"T", T}, {"bits", bits}, {"blank", "zero"}}, 50);
+    const Signature sig = zero.task->signature();
+    EXPECT_FALSE(sig.symbolic_input);
+    EXPECT_EQ(sig.input_dim, K + 2);
+    EXPECT_EQ(sig.output, OutputKind::softmax);
+    EXPECT_EQ(sig.output_dim, K + 1);
+    ASSERT_EQ(zero.examples.size(), sym.examples.size());
+    for (size_t i = 0; i < sym.examples.size(); ++i) {
+      const Example &a = sym.examples[i], &z = zero.examples[i];
+      ASSERT_EQ(z.length, T + 2 * L);
+      EXPECT_EQ(z.target_symbols, a.target_symbols) << "the same targets from the same draws";
+      for (int64_t t = 0; t < z.length; ++t) {
+        const int32_t v = a.input_symbols[t];
+        for (int64_t k = 0; k < K + 2; ++k) {
+          const double want = v != K && k == v ? 1.0 : 0.0;  // symbol K (0-based) is the constant: no input
+          EXPECT_EQ(z.input_dense[t * (K + 2) + k], want) << "step " << t << ", coordinate " << k;
+        }
+      }
+    }
+  }
+  EXPECT_THROW(make("memorization", {{"blank", "none"}}), Error);
+}
+
 TEST(Krueger, AddingTaskAtT400) {
   Sampled s = draw("adding", {}, 300);
   EXPECT_EQ(s.batch.steps(), 400);

@@ -104,7 +104,7 @@ TEST(Registry, OptionsAreCheckedByName) {
   expect_error([] { make("anbn", {{"n_min", 10}, {"n_max", 5}}); }, {"'n_max'"});
   expect_error([] { make("distant_xor", {{"lines", 0}}); }, {"'lines'"});
   EXPECT_EQ(make("addition", {{"T", 20.0}})->name(), "addition") << "20.0 is an integer";
-  EXPECT_EQ(resolve(find("memorization"), {{"bits", 20}}), (nlohmann::json{{"T", 100}, {"bits", 20}, {"metric", "sequence"}}));
+  EXPECT_EQ(resolve(find("memorization"), {{"bits", 20}}), (nlohmann::json{{"T", 100}, {"bits", 20}, {"metric", "sequence"}, {"blank", "symbol"}}));
 }
 
 TEST(Registry, GeneratorsHaveNoFixedSequences) {
