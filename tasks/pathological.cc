@@ -192,11 +192,15 @@ class RandomPermutationTask : public GeneratedTask {
 // blank "zero": the same one-hot vectors as dense inputs, but the constant steps' input the zero vector,
 // so that between the bits and the trigger nothing drives the network (a probe of why momentum methods
 // fail this task here: docs/results/hf_grid.md, Table 7.3).
+Signature memorization_signature(int bits, bool zero_blank) {
+  const int64_t in = bits == 5 ? 4 : 7, out = bits == 5 ? 3 : 6;  // values, constant, trigger / values, constant
+  return zero_blank ? dense_signature(in, OutputKind::softmax, out) : symbol_signature(in, out);
+}
+
 class MemorizationTask : public GeneratedTask {
  public:
   MemorizationTask(int64_t T, int bits, bool per_step, bool zero_blank)
-      : GeneratedTask("memorization", zero_blank ? dense_signature(bits == 5 ? 4 : 7, OutputKind::softmax, bits == 5 ? 3 : 6)
-                                                 : symbol_signature(bits == 5 ? 4 : 7, bits == 5 ? 3 : 6)),
+      : GeneratedTask("memorization", memorization_signature(bits, zero_blank)),
         T_(T),
         values_(bits == 5 ? 2 : 5),
         count_(bits == 5 ? 5 : 10),
