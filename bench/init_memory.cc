@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/graph.h"
+#include "tasks/example.h"
 #include "models/model.h"
 #include "tasks/task.h"
 
@@ -53,22 +54,21 @@ int main(int argc, char** argv) {
     else user.update({{"vocab", 0}, {"in", sig.input_dim}});
     Rng init(seed);
     auto model = info.make(models::resolve(info, user), DType::f64, init);
-    // every one of the 32 codes, from a large enough draw; the code of a sequence is its first 5 inputs
+    // the 32 distinct sequences, sequence c the one whose first 5 inputs spell c in binary, picked from a
+    // large enough draw
     Rng data(3);
-    const tasks::Batch b = dynamic_cast<const tasks::Task&>(*task).sample(2000, data);
-    std::vector<int64_t> of_code(32, -1);
-    for (int64_t s = 0; s < b.size(); ++s) {
+    const tasks::Batch drawn = dynamic_cast<const tasks::Task&>(*task).sample(2000, data);
+    std::vector<tasks::Example> by_code(32);
+    for (tasks::Example& e : tasks::split(drawn, sig)) {
       int code = 0;
-      for (int64_t t = 0; t < 5; ++t) {
-        const bool one = sig.symbolic_input ? (*b.inputs.symbols[t])[s] == 1 : b.inputs.dense[t].at(s * sig.input_dim + 1) == 1;
-        code = 2 * code + (one ? 1 : 0);
-      }
-      if (of_code[code] < 0) of_code[code] = s;
+      for (int64_t t = 0; t < 5; ++t)
+        code = 2 * code + (sig.symbolic_input ? e.input_symbols[t] : static_cast<int>(e.input_dense[t * sig.input_dim + 1]));
+      if (by_code[code].length == 0) by_code[code] = std::move(e);
     }
-    for (int64_t s : of_code)
-      if (s < 0) throw Error("init_memory: a code is missing from the draw");
+    for (const tasks::Example& e : by_code)
+      if (e.length == 0) throw Error("init_memory: a code is missing from the draw");
     Graph g;
-    const models::Outputs out = model->unroll(g, b.inputs);
+    const models::Outputs out = model->unroll(g, tasks::collate(by_code, sig).inputs);
     std::printf("radius %g, T %lld, seed %llu, input scale %g, blank %s: per-bit state distance (bits 1..5)\n", radius,
                 static_cast<long long>(T), static_cast<unsigned long long>(seed), input_scale, blank.c_str());
     for (int64_t step : {int64_t{5}, int64_t{25}, int64_t{50}, int64_t{100}, T + 5}) {
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
       for (int j = 0; j < 5; ++j) {
         double d = 0;
         for (int a = 0; a < 32; ++a)
-          if (const int c = a ^ (1 << (4 - j)); c > a) d += distance(h, of_code[a], of_code[c]);
+          if (const int c = a ^ (1 << (4 - j)); c > a) d += distance(h, a, c);
         std::printf(" %.2e", d / 16);
       }
       std::printf("%s\n", step == T + 5 ? "   (the trigger)" : "");
