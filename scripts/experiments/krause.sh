@@ -21,7 +21,8 @@
 # Adam beside each model: lr 0.003, clipping 1.0, batch 32 (docs/results/zoo.md's probes).
 # Every run: BUDGET CPU seconds (default 1500: two lanes finish eight runs in one session), seed 1,
 # validation on 500 sequences (HF every 5 iterations, Adam every 1,000), early stopping with patience 20
-# validations (Krause stopped early; the test scores the best validation's parameters). Runs: $ROOT/<name>_s<seed>, resumable.
+# validations (Krause stopped early; the test scores the best validation's parameters).
+# Runs: $ROOT/<name>_s<seed>, resumable.
 #   RUNS    names to run (default all, in table order)   SEEDS default "1"   ROOT default runs/krause
 #   TG      the tapegrad binary   PRINT=1 print the commands   EVAL=1 score finished runs into OUT/eval.txt
 #   EVERY   validations and checkpoints every EVERY iterations (quick checks only)
