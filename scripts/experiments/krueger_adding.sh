@@ -12,6 +12,7 @@
 # Test: `tapegrad eval --run OUT -n 10000 --seed 777` (MSE on 10,000 fresh sequences, the best parameters).
 # Runs: $ROOT/b<β>_s<seed>, resumable (scripts/experiments/lane.sh).
 #   SEEDS default "1 2 3 4 5 6 7 8 9"   BETAS default "0 1"   ROOT default runs/krueger_adding
+#   T the sequence length (default 400, the thesis's; shorter ones probe where this setup learns at all)
 #   TG the tapegrad binary   PRINT=1 print the commands   EVAL=1 score finished runs into OUT/eval.txt
 # Table: /usr/bin/python3 scripts/experiments/krueger_adding_table.py [ROOT]
 set -euo pipefail
@@ -23,6 +24,7 @@ ROOT=${ROOT:-runs/krueger_adding}
 SEEDS=${SEEDS:-1 2 3 4 5 6 7 8 9}
 BETAS=${BETAS:-0 1}
 BUDGET=${BUDGET:-600}
+T=${T:-400}
 [ "${PRINT:-0}" = 1 ] || mkdir -p "$ROOT"
 for seed in $SEEDS; do  # seed-major: a partial set still compares the two settings seed by seed
   for beta in $BETAS; do
@@ -32,7 +34,7 @@ for seed in $SEEDS; do  # seed-major: a partial set still compares the two setti
       continue
     fi
     args=(--model irnn --set model_options.hidden=100 --set model_options.init=uniform --set model_options.init_scale=0.01
-          --task adding --set task_options.T=400 --optimizer sgd --set optimizer_options.lr=0.01
+          --task adding --set task_options.T="$T" --optimizer sgd --set optimizer_options.lr=0.01
           --set optimizer_options.clip_norm=1 --set batch=16 --set eval_every=2000 --set eval_batch=1000
           --set checkpoint_every=2000 --set patience=1000 --seed "$seed" --steps 100000000 --cpu-budget "$BUDGET")
     [ "$beta" != 0 ] && args+=(--set "objective_options.norm_stabilizer=$beta")
