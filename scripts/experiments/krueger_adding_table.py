@@ -1,42 +1,51 @@
 #!/usr/bin/env python3
 """The adding-task comparison of scripts/experiments/krueger_adding.sh (after EVAL=1) beside the thesis (seed 004
 §5.4.3): per β, how many runs beat the short-sighted baseline (test MSE < 1/12), how many did no better than the
-constant predictor (MSE >= 1/6), the mean test MSE, and every run's test MSE with its 95% interval, iterations and
-CPU seconds.
+constant predictor (the 95% interval of the test MSE reaches 1/6), the mean test MSE, and every run's test MSE
+with its 95% interval, iterations, CPU seconds and when validation first went below 1/12 (the plateau's end).
 Usage: /usr/bin/python3 scripts/experiments/krueger_adding_table.py [ROOT]   (ROOT default runs/krueger_adding)"""
+import json
 import os
 import re
 import sys
 
-from runs import archived_path, interval, live_or_archived, progress, state
+from runs import archived_path, interval, live_or_archived, progress, records, state
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/krueger_adding"
+GROUP = os.path.basename(os.path.normpath(ROOT))  # runs/<group> is archived as docs/results/runs/<group>
 THESIS = {0: "4 of 9 below 1/12, 4 of 9 no better than a constant, mean 0.105",
           1: "8 of 9 below 1/12, mean 0.059"}
 
 runs = {}
-kept = os.path.dirname(archived_path(os.path.join(ROOT, "x"), "krueger_adding") or "")  # runs of earlier sessions
+T = None
+kept = os.path.dirname(archived_path(os.path.join(ROOT, "x"), GROUP) or "")  # runs of earlier sessions
 names = set(os.listdir(ROOT) if os.path.isdir(ROOT) else []) | set(os.listdir(kept) if kept and os.path.isdir(kept) else [])
 for name in sorted(names):
     m = re.fullmatch(r"b([0-9.]+)_s(\d+)", name)
-    out = live_or_archived(os.path.join(ROOT, name), "krueger_adding")
+    out = live_or_archived(os.path.join(ROOT, name), GROUP)
     if not m or not os.path.isdir(out):
         continue
     beta, seed = float(m.group(1)), int(m.group(2))
     it, cpu = progress(out)
     mse = interval(out, "error_rate") if state(out) is None else None
-    runs.setdefault(beta, []).append((seed, mse, it, cpu, os.path.exists(os.path.join(out, "done"))))
+    below = next((r for r in records(out) if isinstance(r.get("valid_error"), (int, float)) and r["valid_error"] < 1 / 12),
+                 None)
+    first = f"{below['iteration']:,} ({below['cpu_seconds']:.0f} s)" if below else "never"
+    runs.setdefault(beta, []).append((seed, mse, it, cpu, os.path.exists(os.path.join(out, "done")), first))
+    T = json.load(open(os.path.join(out, "config.json")))["task_options"]["T"]
 
-print("| β | scored runs | test MSE < 1/12 | MSE >= 1/6 (a constant does as well) | mean test MSE | thesis |")
+print(f"T = {T}\n" if T else "no runs under " + ROOT)
+print("| β | scored runs | test MSE < 1/12 | interval reaches 1/6 (a constant does as well) | mean test MSE | thesis |")
 print("|---|---|---|---|---|---|")
 for beta, rs in sorted(runs.items()):
     scored = [r[1][0] for r in rs if r[1]]
     below = sum(m < 1 / 12 for m in scored)
-    const = sum(m >= 1 / 6 for m in scored)
+    const = sum(r[1][2] >= 1 / 6 for r in rs if r[1])
     mean = f"{sum(scored) / len(scored):.3f}" if scored else "-"
-    print(f"| {beta:g} | {len(scored)} | {below} | {const} | {mean} | {THESIS.get(int(beta), '')} |")
-print("\n| β | seed | test MSE [95%] (10,000 fresh sequences) | iterations | CPU s |\n|---|---|---|---|---|")
+    print(f"| {beta:g} | {len(scored)} | {below} | {const} | {mean} | {THESIS.get(int(beta), '') if T == 400 else '(the thesis: T = 400 only)'} |")
+print("\n| β | seed | test MSE [95%] (10,000 fresh sequences) | iterations | CPU s | validation first below 1/12 |")
+print("|---|---|---|---|---|---|")
 for beta, rs in sorted(runs.items()):
-    for seed, mse, it, cpu, done in sorted(rs):
+    for seed, mse, it, cpu, done, first in sorted(rs):
         cell = f"{mse[0]:.4f} [{mse[1]:.4f}, {mse[2]:.4f}]" if mse else ("not scored" if done else "unfinished")
-        print(f"| {beta:g} | {seed} | {cell} | {it:,} | {cpu:.0f} |")
+        print(f"| {beta:g} | {seed} | {cell} | {it:,} | {cpu:.0f} | {first} |")
