@@ -90,9 +90,8 @@ std::string to_table(const NetworkStepResult& r) {
   s += fmt::format("machine: {}   BLAS threads: {}   reps: {} rounds, passes side by side\n\n", r.machine, r.threads,
                    c.reps);
   s += fmt::format("{:<44}{:>11}{:>9}\n", "pass (ms)", "median", "min");
-  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "forward (loss only)", r.forward.median_ms, r.forward.min_ms);
-  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "step (forward + gradient, no update)", r.step.median_ms,
-                   r.step.min_ms);
+  s += timing_row("forward (loss only)", r.forward);
+  s += timing_row("step (forward + gradient, no update)", r.step);
   s += step_summary_rows(r);
   return s;
 }

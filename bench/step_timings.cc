@@ -144,20 +144,18 @@ nlohmann::json to_json(const StepTimings& t, int reps) {
           {"gemm_shapes", shapes}};
 }
 
+std::string timing_row(std::string_view label, const Timing& t) {
+  const int digits = t.median_ms < 10 ? 3 : 2;
+  return fmt::format("{:<44}{:>11.{}f}{:>9.{}f}\n", label, t.median_ms, digits, t.min_ms, digits);
+}
+
 std::string step_summary_rows(const StepTimings& t) {
-  std::string s = fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "Gauss-Newton product, cached linearization",
-                              t.gnvp.median_ms, t.gnvp.min_ms);
-  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms alone (the backend)", t.gemm.median_ms, t.gemm.min_ms);
-  if (!t.gemm_openblas.samples_ms.empty())
-    s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms alone (openblas)", t.gemm_openblas.median_ms,
-                     t.gemm_openblas.min_ms);
-  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "replay: the step's nodes re-run, no build", t.replay.median_ms,
-                   t.replay.min_ms);
-  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "the step's gemms inside the step", t.gemm_in_step.median_ms,
-                   t.gemm_in_step.min_ms);
-  if (!t.step_new_graph.samples_ms.empty())
-    s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "step, a new graph each time (no tape reuse)",
-                     t.step_new_graph.median_ms, t.step_new_graph.min_ms);
+  std::string s = timing_row("Gauss-Newton product, cached linearization", t.gnvp);
+  s += timing_row("the step's gemms alone (the backend)", t.gemm);
+  if (!t.gemm_openblas.samples_ms.empty()) s += timing_row("the step's gemms alone (openblas)", t.gemm_openblas);
+  s += timing_row("replay: the step's nodes re-run, no build", t.replay);
+  s += timing_row("the step's gemms inside the step", t.gemm_in_step);
+  if (!t.step_new_graph.samples_ms.empty()) s += timing_row("step, a new graph each time (no tape reuse)", t.step_new_graph);
   s += fmt::format("\nGN product / step       {:.3f}\n", t.gnvp.median_ms / t.step.median_ms);
   s += fmt::format("replay / step           {:.3f}   ({} of the tape's {} nodes evaluated by the step, re-run in order "
                    "on one thread: the graph's building is the rest)\n",

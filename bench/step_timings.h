@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -63,6 +64,9 @@ void time_step(optim::Objective& obj, const ParamVec& theta, const tasks::Data& 
 
 // The keys both benchmarks print: times, samples, GFLOP/s, the gemm shapes, machine and threads.
 nlohmann::json to_json(const StepTimings& t, int reps);
+// One row of the pass table: label, median and min in ms; to the microsecond under 10 ms, where a small
+// model's whole step is a fraction of a millisecond (issue 25 item 5's figure is in µs).
+std::string timing_row(std::string_view label, const Timing& t);
 // The table's rows from the Gauss-Newton product on: its time, the gemms alone, and the summary lines.
 std::string step_summary_rows(const StepTimings& t);
 

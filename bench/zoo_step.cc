@@ -120,7 +120,7 @@ std::string to_table(const ZooStepResult& r) {
   s += fmt::format("machine: {}   threads: {}{}   reps: {} rounds, passes side by side\n\n", r.machine, r.threads,
                    r.threads > 1 ? " (the batch split between them; the gemms alone on one)" : "", c.reps);
   s += fmt::format("{:<44}{:>11}{:>9}\n", "pass (ms)", "median", "min");
-  s += fmt::format("{:<44}{:>11.2f}{:>9.2f}\n", "step (forward + gradient)", r.step.median_ms, r.step.min_ms);
+  s += timing_row("step (forward + gradient)", r.step);
   s += step_summary_rows(r);
   return s;
 }

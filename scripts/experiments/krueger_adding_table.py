@@ -41,7 +41,7 @@ for beta, rs in sorted(runs.items()):
     scored = [r[1][0] for r in rs if r[1]]
     below = sum(m < 1 / 12 for m in scored)
     const = sum(r[1][2] >= 1 / 6 for r in rs if r[1])
-    mean = f"{sum(scored) / len(scored):.3f}" if scored else "-"
+    mean = f"{sum(scored) / len(scored):.4f}" if scored else "-"
     print(f"| {beta:g} | {len(scored)} | {below} | {const} | {mean} | {THESIS.get(int(beta), '') if T == 400 else '(the thesis: T = 400 only)'} |")
 print("\n| β | seed | test MSE [95%] (10,000 fresh sequences) | iterations | CPU s | validation first below 1/12 |")
 print("|---|---|---|---|---|---|")
