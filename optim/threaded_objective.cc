@@ -17,7 +17,7 @@ namespace {
 // waited for.
 ParamVec combine(ForkJoin& pool, int threads, const std::vector<std::optional<ParamVec>>& xs,
                  const std::vector<double>& scales, const ParamVec& like) {
-  ParamVec out(like.layout(), like.dtype());
+  ParamVec out = ParamVec::empty(like.layout(), like.dtype());  // every element is written below
   const int64_t n = out.size();
   for (const auto& x : xs)
     TG_ASSERT(!x || x->size() == n, "a shard's product has {} values, θ has {}", x ? x->size() : 0, n);

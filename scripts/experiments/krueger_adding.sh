@@ -11,8 +11,8 @@
 # stopping, which never stops a run within this budget: a plateau before the drop is common on this task).
 # Test: `tapegrad eval --run OUT -n 10000 --seed 777` (MSE on 10,000 fresh sequences, the best parameters).
 # Runs: $ROOT/b<β>_s<seed>, resumable (scripts/experiments/lane.sh).
-#   SEEDS default "1 2 3 4 5 6 7 8 9"   BETAS default "0 1"   ROOT default runs/krueger_adding
-#   T the sequence length (default 400, the thesis's; shorter ones probe where this setup learns at all)
+#   SEEDS default "1 2 3 4 5 6 7 8 9"   BETAS default "0 1"   ROOT default runs/krueger_adding (runs/krueger_adding_T<T>
+#   for another T)   T the sequence length (default 400, the thesis's; shorter ones probe where this setup learns)
 #   TG the tapegrad binary   PRINT=1 print the commands   EVAL=1 score finished runs into OUT/eval.txt
 # Table: /usr/bin/python3 scripts/experiments/krueger_adding_table.py [ROOT]
 set -euo pipefail
@@ -20,11 +20,12 @@ cd "$(dirname "$0")/../.."
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
 source scripts/experiments/lane.sh
-ROOT=${ROOT:-runs/krueger_adding}
+T=${T:-400}
+# runs of another length go to a root of their own: one table, one T (krueger_adding_table.py refuses a mix)
+if [ "$T" = 400 ]; then ROOT=${ROOT:-runs/krueger_adding}; else ROOT=${ROOT:-runs/krueger_adding_T$T}; fi
 SEEDS=${SEEDS:-1 2 3 4 5 6 7 8 9}
 BETAS=${BETAS:-0 1}
 BUDGET=${BUDGET:-600}
-T=${T:-400}
 [ "${PRINT:-0}" = 1 ] || mkdir -p "$ROOT"
 for seed in $SEEDS; do  # seed-major: a partial set still compares the two settings seed by seed
   for beta in $BETAS; do

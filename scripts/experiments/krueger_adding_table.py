@@ -32,7 +32,10 @@ for name in sorted(names):
                  None)
     first = f"{below['iteration']:,} ({below['cpu_seconds']:.0f} s)" if below else "never"
     runs.setdefault(beta, []).append((seed, mse, it, cpu, os.path.exists(os.path.join(out, "done")), first))
-    T = json.load(open(os.path.join(out, "config.json")))["task_options"]["T"]
+    run_T = json.load(open(os.path.join(out, "config.json")))["task_options"]["T"]
+    if T is not None and run_T != T:
+        sys.exit(f"krueger_adding_table.py: {ROOT} mixes sequence lengths (T = {T} and {run_T} at {out}): one T per root")
+    T = run_T
 
 print(f"T = {T}\n" if T else "no runs under " + ROOT)
 print("| β | scored runs | test MSE < 1/12 | interval reaches 1/6 (a constant does as well) | mean test MSE | thesis |")
