@@ -26,9 +26,10 @@ for name in sorted(names):
     if not m or not os.path.isdir(out):
         continue
     beta, seed = float(m.group(1)), int(m.group(2))
-    it, cpu = progress(out)
+    rs = records(out)
+    it, cpu = progress(out, rs)
     mse = interval(out, "error_rate") if state(out) is None else None
-    below = next((r for r in records(out) if isinstance(r.get("valid_error"), (int, float)) and r["valid_error"] < 1 / 12),
+    below = next((r for r in rs if isinstance(r.get("valid_error"), (int, float)) and r["valid_error"] < 1 / 12),
                  None)
     first = f"{below['iteration']:,} ({below['cpu_seconds']:.0f} s)" if below else "never"
     runs.setdefault(beta, []).append((seed, mse, it, cpu, os.path.exists(os.path.join(out, "done")), first))

@@ -35,8 +35,9 @@ def run_facts(name):
     out = live_or_archived(os.path.join(ROOT, name), "krueger")
     if state(out) == "not run":
         return "not run", None
-    rollbacks = sum("nan_rule" in r for r in records(out))
-    return bold_interval(out, "bpc"), (*progress(out), best_valid(out), rollbacks)
+    rs = records(out)
+    rollbacks = sum("nan_rule" in r for r in rs)
+    return bold_interval(out, "bpc"), (*progress(out, rs), best_valid(out, rs), rollbacks)
 
 
 def cell(name, thesis):

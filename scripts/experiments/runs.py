@@ -32,15 +32,17 @@ def records(out):
     return found
 
 
-def progress(out):
-    """(iterations, CPU seconds) of the last record of run OUT, (0, 0.0) without one."""
-    rs = records(out)
+def progress(out, rs=None):
+    """(iterations, CPU seconds) of the last record of run OUT, (0, 0.0) without one. RS: OUT's records when the
+    caller has read them already (a long run's metrics.jsonl holds a record per iteration)."""
+    rs = records(out) if rs is None else rs
     return (rs[-1].get("iteration", 0), rs[-1].get("cpu_seconds", 0.0)) if rs else (0, 0.0)
 
 
-def best_valid(out):
-    """The lowest finite validation measure of run OUT, None without one (null is written for a non-finite one)."""
-    valid = [r["valid_error"] for r in records(out) if isinstance(r.get("valid_error"), (int, float))]
+def best_valid(out, rs=None):
+    """The lowest finite validation measure of run OUT, None without one (null is written for a non-finite one).
+    RS: OUT's records, as for progress."""
+    valid = [r["valid_error"] for r in (records(out) if rs is None else rs) if isinstance(r.get("valid_error"), (int, float))]
     return min(valid) if valid else None
 
 
