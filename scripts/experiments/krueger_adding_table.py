@@ -18,6 +18,7 @@ THESIS = {0: "4 of 9 below 1/12, 4 of 9 no better than a constant, mean 0.105",
 
 runs = {}
 T = None
+rule = None  # nan_rule: a root holds runs of one rule
 kept = os.path.dirname(archived_path(os.path.join(ROOT, "x"), GROUP) or "")  # runs of earlier sessions
 names = set(os.listdir(ROOT) if os.path.isdir(ROOT) else []) | set(os.listdir(kept) if kept and os.path.isdir(kept) else [])
 for name in sorted(names):
@@ -33,12 +34,15 @@ for name in sorted(names):
                  None)
     first = f"{below['iteration']:,} ({below['cpu_seconds']:.0f} s)" if below else "never"
     runs.setdefault(beta, []).append((seed, mse, it, cpu, os.path.exists(os.path.join(out, "done")), first))
-    run_T = json.load(open(os.path.join(out, "config.json")))["task_options"]["T"]
+    config = json.load(open(os.path.join(out, "config.json")))
+    run_T, run_rule = config["task_options"]["T"], config.get("nan_rule", False)
     if T is not None and run_T != T:
         sys.exit(f"krueger_adding_table.py: {ROOT} mixes sequence lengths (T = {T} and {run_T} at {out}): one T per root")
-    T = run_T
+    if rule is not None and run_rule != rule:
+        sys.exit(f"krueger_adding_table.py: {ROOT} mixes runs with and without nan_rule (at {out}): one rule per root")
+    T, rule = run_T, run_rule
 
-print(f"T = {T}\n" if T else "no runs under " + ROOT)
+print(f"T = {T}, NaN rule {'on' if rule else 'off'}\n" if T else "no runs under " + ROOT)
 print("| β | scored runs | test MSE < 1/12 | interval reaches 1/6 (a constant does as well) | mean test MSE | thesis |")
 print("|---|---|---|---|---|---|")
 for beta, rs in sorted(runs.items()):
