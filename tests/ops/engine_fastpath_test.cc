@@ -1,6 +1,6 @@
 // The engine's speed paths must not change results: regrouped cotangent sums in the reverse sweep
 // (per-step weight products, row scatters, gate pads), deferred evaluation of derivative nodes,
-// variadic nodes with many inputs, and the contiguous broadcasting kernels.
+// variadic nodes with many inputs, the contiguous broadcasting kernels and the SIMD row reductions.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -224,6 +224,43 @@ TEST(BroadcastKernels, FastPathsMatchDirectIndexing) {
     for (int64_t k = 0; k < 3; ++k)
       for (int64_t j = 0; j < 4; ++j)
         EXPECT_DOUBLE_EQ(u.value().at((i * 3 + k) * 4 + j), t.value().at((i * 3 + k) * 4 + j) + mid.value().at(i * 4 + j));
+}
+
+// Sums and maxima over the last axis, and the sum of all elements, run a SIMD batch at a time with a
+// scalar tail (ops/reduce.cc): every row length from 0 to past four batches of the widest unit, in both
+// dtypes, against a long double sum (to rounding) and the exact maximum.
+TEST(RowReductions, SimdSumsAndMaximaMatchADirectLoopAtEveryRowLength) {
+  for (DType dt : {DType::f32, DType::f64}) {
+    for (int64_t n = 0; n <= 70; ++n) {
+      Graph g;
+      const int64_t rows = 3;
+      std::vector<double> v(static_cast<size_t>(rows * n));
+      for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.7 * static_cast<double>(i) + 0.3) * 10.0 - 1.0;
+      // the maximum at the last element (the scalar tail) in row 1 and the first in row 2
+      if (n > 0) v[static_cast<size_t>(2 * n - 1)] = 50, v[static_cast<size_t>(2 * n)] = 60;
+      Var x = g.input(Tensor::from({rows, n}, v, dt));
+      Var s = ops::sum(x, 1), all = ops::sum(x);
+      const double eps = dt == DType::f32 ? 1e-6 : 1e-15;
+      long double total = 0, magnitude = 0;
+      for (int64_t r = 0; r < rows; ++r) {
+        long double exact = 0, abs_sum = 0;
+        double m = -1e300;
+        for (int64_t j = 0; j < n; ++j) {
+          const double e = x.value().at(r * n + j);  // the value in dt
+          exact += e, abs_sum += std::fabs(e);
+          m = std::max(m, e);
+        }
+        total += exact, magnitude += abs_sum;
+        EXPECT_NEAR(s.value().at(r), static_cast<double>(exact), eps * static_cast<double>(abs_sum) + 1e-300)
+            << dtype_name(dt) << " n=" << n << " row " << r;
+        if (n > 0) {
+          EXPECT_EQ(ops::max(x, 1).value().at(r), m) << dtype_name(dt) << " n=" << n << " row " << r;
+        }
+      }
+      EXPECT_NEAR(all.value().item(), static_cast<double>(total), eps * static_cast<double>(magnitude) + 1e-300)
+          << dtype_name(dt) << " n=" << n;
+    }
+  }
 }
 
 }  // namespace
