@@ -90,6 +90,12 @@ const std::vector<OpSpec>& op_specs() {
       {"scatter_add_rows", {{5, 3}}, -1, 1, [](Graph&, In x) {
          return V{ops::scatter_add_rows(x[0], ops::make_index({2, 0, 2, 3, 1}), 4)};
        }},
+      {"pick_columns", {{5, 4}}, -1, 1, [](Graph&, In x) {
+         return V{ops::pick_columns(x[0], ops::make_index({2, 0, 3, 3, 1}))};
+       }},
+      {"put_columns", {{5}}, -1, 1, [](Graph&, In x) {
+         return V{ops::put_columns(x[0], ops::make_index({2, 0, 3, 3, 1}), 4)};
+       }},
       {"where", {{3, 4}, {3, 4}}, -1, 1, [](Graph& g, In x) {
          return V{ops::where(mask(g, {3, 4}), x[0], ops::square(x[1]))};
        }},

@@ -128,10 +128,10 @@ Var matching_loss_rows(OutputKind kind, std::span<const Var> logits, Var stacked
 }
 }  // namespace
 
-Var per_row_loss(Graph& g, OutputKind kind, Var z, const ops::Index& classes, Var y) {
+Var per_row_loss(OutputKind kind, Var z, const ops::Index& classes, Var y) {
   switch (kind) {
     case OutputKind::softmax:
-      return ops::sub(ops::logsumexp(z, 1), ops::sum(ops::mul(z, ops::one_hot(g, classes, z.shape()[1], z.dtype())), 1));
+      return ops::sub(ops::logsumexp(z, 1), ops::pick_columns(z, classes));
     case OutputKind::logistic:
       return ops::sum(ops::sub(ops::softplus(z), ops::mul(z, y)), 1);
     case OutputKind::linear:

@@ -29,7 +29,7 @@ std::vector<Var> scored_logits(const Outputs& out, const Targets& ys);
 // Each row's matching loss of logits z [B, out], summed over the row's outputs ([B]): softmax
 // cross-entropy against `classes` (B ids), binary cross-entropy against dense targets y [B, out] in
 // [0, 1] (logistic), or ½ (z − y)² (linear). The per-case losses of the empirical Fisher block.
-Var per_row_loss(Graph& g, OutputKind kind, Var z, const ops::Index& classes, Var y);
+Var per_row_loss(OutputKind kind, Var z, const ops::Index& classes, Var y);
 
 // Structural damping's head (Martens & Sutskever 2011) over steps' hidden pre-activations u_t, for any
 // model: kind "tanh" gives Σ_t Σ log cosh u_t (+ a constant), the matching loss of tanh units, whose

@@ -89,7 +89,7 @@ std::unique_ptr<optim::Evaluation> NetworkObjective::evaluate(const ParamVec& th
   if (opt_.fisher) {
     // per-image losses ℓ_n; the empirical Fisher of the mean loss is the GN of (N / 2W²) Σ ℓ_n² (as for sequences)
     Var y = softmax ? Var{} : g->input(b.targets.astype(dt));
-    Var per = per_row_loss(*g, kind, f.logits, b.labels, y);
+    Var per = per_row_loss(kind, f.logits, b.labels, y);
     const double n = static_cast<double>(b.size()), w = weight(b);
     built.fisher = ad::Block{{per}, ops::scale(ops::sum(ops::square(per)), n / (2 * w * w))};
   }

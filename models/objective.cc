@@ -123,7 +123,7 @@ bool any_nonzero(const Tensor& m) {
 Var per_sequence_step_loss(Graph& g, OutputKind kind, Var z, const Targets& ys, size_t t) {
   const int64_t B = z.shape()[0];
   const bool softmax = kind == OutputKind::softmax;
-  Var per = per_row_loss(g, kind, z, softmax ? ys.symbols[t] : ops::Index{},
+  Var per = per_row_loss(kind, z, softmax ? ys.symbols[t] : ops::Index{},
                          softmax ? Var{} : g.input(ys.dense[t].astype(z.dtype())));
   if (!ys.mask.empty()) per = ops::mul(per, g.input(ys.mask[t].astype(z.dtype()).reshaped({B})));
   return per;

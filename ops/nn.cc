@@ -67,8 +67,7 @@ Var softmax_xent(Var logits, Index targets, Var mask, bool mean, Site s) {
   if (!mask.empty() && mask.shape() != Shape{logits.shape()[0]})
     throw ShapeError(fmt::format("softmax_xent: mask {} for logits {} at {}", mask.shape().str(),
                                  logits.shape().str(), s.str()));
-  Var oh = one_hot(*logits.graph(), targets, logits.shape()[1], logits.dtype(), s);
-  Var picked = sum(mul(logits, oh, s), 1, false, s);
+  Var picked = pick_columns(logits, targets, s);  // sum(logits * one_hot) in one read a row: the same values
   Var nll = sub(logsumexp(logits, 1, false, s), picked, s);
   return reduce_masked(nll, mask, mean, s);
 }

@@ -206,6 +206,59 @@ const Primitive scatter_add_rows_p{
       xb[0] = gather_rows(yb, r.attrs.index, r.site);
     }};
 
+// y[m] = x[m, idx[m]]  ([M,D] -> [M]; linear; adjoint put_columns). A softmax loss's picked logits: one read
+// per row where sum(x * one_hot) made and read two [M,D] tensors each way (docs/results/engine_bench.md).
+const Primitive pick_columns_p{
+    "pick_columns", 1,
+    [](std::span<const Shape> s, const Attrs& a) {
+      if (s[0].rank() != 2) fail("needs a rank-2 operand");
+      if (!a.index || static_cast<int64_t>(a.index->size()) != s[0][0])
+        fail(fmt::format("index has {} entries for {} rows", a.index ? a.index->size() : 0, s[0][0]));
+      check_index(a, s[0][1]);
+      return Shape{s[0][0]};
+    },
+    [](const EvalArgs& a) {
+      Tensor y = Tensor::empty(a.shape, a.dtype);
+      const int64_t d = a.in[0]->shape()[1];
+      const auto& idx = *a.attrs.index;
+      TG_DISPATCH(a.dtype, T, {
+        const T* x = a.in[0]->data<T>();
+        T* o = y.data<T>();
+        for (size_t m = 0; m < idx.size(); ++m) o[m] = x[static_cast<int64_t>(m) * d + idx[m]];
+      });
+      return y;
+    },
+    [](const RuleArgs& r, std::span<const Var> d) { return pick_columns(d[0], r.attrs.index, r.site); },
+    [](const RuleArgs& r, Var yb, std::span<const bool>, std::span<Var> xb) {
+      xb[0] = put_columns(yb, r.attrs.index, r.x[0].shape()[1], r.site);
+    }};
+
+// y = zeros([M,depth]); y[m, idx[m]] = x[m]  ([M] -> [M,depth]; linear; adjoint pick_columns)
+const Primitive put_columns_p{
+    "put_columns", 1,
+    [](std::span<const Shape> s, const Attrs& a) {
+      if (s[0].rank() != 1) fail("needs a rank-1 operand");
+      if (!a.index || static_cast<int64_t>(a.index->size()) != s[0][0])
+        fail(fmt::format("index has {} entries for {} elements", a.index ? a.index->size() : 0, s[0][0]));
+      check_index(a, a.shape[1]);
+      return Shape{s[0][0], a.shape[1]};
+    },
+    [](const EvalArgs& a) {
+      Tensor y = Tensor::zeros(a.shape, a.dtype);
+      const int64_t d = a.shape[1];
+      const auto& idx = *a.attrs.index;
+      TG_DISPATCH(a.dtype, T, {
+        const T* x = a.in[0]->data<T>();
+        T* o = y.data<T>();
+        for (size_t m = 0; m < idx.size(); ++m) o[static_cast<int64_t>(m) * d + idx[m]] = x[m];
+      });
+      return y;
+    },
+    [](const RuleArgs& r, std::span<const Var> d) { return put_columns(d[0], r.attrs.index, r.attrs.shape[1], r.site); },
+    [](const RuleArgs& r, Var yb, std::span<const bool>, std::span<Var> xb) {
+      xb[0] = pick_columns(yb, r.attrs.index, r.site);
+    }};
+
 // y = cond ? a : b (cond is a 0/1 mask; no derivative flows into it)
 //   dy = where(cond, da, db);  a_bar = where(cond, y_bar, 0), b_bar = where(cond, 0, y_bar)
 const Primitive where_p{
@@ -351,6 +404,19 @@ Var scatter_add_rows(Var x, Index idx, int64_t rows, Site site) {
   a.shape = Shape{rows, 0};
   return make(scatter_add_rows_p, {x}, a, site);
 }
+Var pick_columns(Var x, Index idx, Site site) {
+  if (x.empty()) return {};
+  Attrs a;
+  a.index = std::move(idx);
+  return make(pick_columns_p, {x}, a, site);
+}
+Var put_columns(Var x, Index idx, int64_t depth, Site site) {
+  if (x.empty()) return {};
+  Attrs a;
+  a.index = std::move(idx);
+  a.shape = Shape{0, depth};
+  return make(put_columns_p, {x}, a, site);
+}
 Var where(Var cond, Var a, Var b, Site site) { return make(where_p, {cond, a, b}, {}, site); }
 Var stop_gradient(Var x, Site site) {
   if (x.empty()) return {};
@@ -359,7 +425,7 @@ Var stop_gradient(Var x, Site site) {
 
 void register_shape(std::vector<const Primitive*>& r) {
   for (const Primitive* p : {&reshape_p, &slice_p, &pad_p, &concat_p, &gather_rows_p, &scatter_add_rows_p,
-                             &where_p, &stop_gradient_p, &fill_p, &one_hot_p})
+                             &pick_columns_p, &put_columns_p, &where_p, &stop_gradient_p, &fill_p, &one_hot_p})
     r.push_back(p);
 }
 
