@@ -41,7 +41,8 @@ int checked_axis(const Shape& s, int axis) {
 // char model's softmax rows made these two kernels a sixth of a small model's training step (perf). Two
 // accumulators hide the add's latency on long rows. Rows shorter than two batches stay scalar: there the
 // out-of-order core overlaps independent rows, and the horizontal step costs more than it saves (V = 10:
-// 6 against 12 µs a step). The order is fixed, so results are deterministic.
+// 6 against 12 µs a step). The order is fixed within a build; the batch width is the build's (AVX2: 8
+// floats; without TAPEGRAD_SIMD or AVX2: 4), so a sum's last bits may differ between such builds.
 template <class T>
 T row_sum(const T* x, int64_t n) {
   using Batch = xsimd::batch<T>;
@@ -71,8 +72,10 @@ T row_max(const T* x, int64_t n) {  // n >= 1
   T m = x[0];
   if (n >= 2 * W) {
     Batch a = Batch::load_unaligned(x);
-    for (i = W; i + W <= n; i += W) a = xsimd::max(a, Batch::load_unaligned(x + i));
-    alignas(64) T lanes[W];  // xsimd 8.1 has no horizontal max; the maximum is exact in any order
+    // the new value first: x86's max returns its second operand when either is NaN, so a lane keeps a NaN it
+    // starts with and ignores later ones, as the scalar loop below keeps a NaN only at x[0]
+    for (i = W; i + W <= n; i += W) a = xsimd::max(Batch::load_unaligned(x + i), a);
+    alignas(64) T lanes[W];  // xsimd 8.1 has no horizontal max; a maximum of numbers is exact in any order
     a.store_aligned(lanes);
     m = lanes[0];
     for (int64_t q = 1; q < W; ++q) m = lanes[q] > m ? lanes[q] : m;

@@ -1,6 +1,6 @@
-// Shape and indexing ops: reshape slice pad concat gather_rows scatter_add_rows one_hot where
-// stop_gradient fill. Linear ops take their VJP from the named adjoint (slice <-> pad,
-// gather_rows <-> scatter_add_rows, concat -> slices).
+// Shape and indexing ops: reshape slice pad concat gather_rows scatter_add_rows pick_columns put_columns
+// one_hot where stop_gradient fill. Linear ops take their VJP from the named adjoint (slice <-> pad,
+// gather_rows <-> scatter_add_rows, pick_columns <-> put_columns, concat -> slices).
 #include <cstring>
 
 #include "ops/families.h"
@@ -412,6 +412,7 @@ Var pick_columns(Var x, Index idx, Site site) {
 }
 Var put_columns(Var x, Index idx, int64_t depth, Site site) {
   if (x.empty()) return {};
+  if (depth < 0) throw ShapeError(fmt::format("put_columns: depth {} is negative at {}", depth, site.str()));
   Attrs a;
   a.index = std::move(idx);
   a.shape = Shape{0, depth};

@@ -3,7 +3,8 @@
 §5.4.3): per β, how many runs beat the short-sighted baseline (test MSE < 1/12), how many did no better than the
 constant predictor (the 95% interval of the test MSE reaches 1/6), the mean test MSE, and every run's test MSE
 with its 95% interval, iterations, CPU seconds and when validation first went below 1/12 (the plateau's end).
-Usage: /usr/bin/python3 scripts/experiments/krueger_adding_table.py [ROOT]   (ROOT default runs/krueger_adding)"""
+Usage: /usr/bin/python3 scripts/experiments/krueger_adding_table.py [ROOT]   (ROOT default runs/krueger_adding_nanrule,
+the script's default; the runs without the NaN rule: runs/krueger_adding, runs/krueger_adding_T100, ..._T200)"""
 import json
 import os
 import re
@@ -11,7 +12,7 @@ import sys
 
 from runs import archived_path, interval, live_or_archived, progress, records, state
 
-ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/krueger_adding"
+ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/krueger_adding_nanrule"
 GROUP = os.path.basename(os.path.normpath(ROOT))  # runs/<group> is archived as docs/results/runs/<group>
 THESIS = {0: "4 of 9 below 1/12, 4 of 9 no better than a constant, mean 0.105",
           1: "8 of 9 below 1/12, mean 0.059"}

@@ -9,7 +9,8 @@
 #   bias_h0    the hidden bias drawn N(0, 1/15) as in ch. 4's init (output bias 0) and a learned h_0
 #   icml2013   μ_t = min(1 − 2^(−1−log2(⌊t/250⌋+1)), 0.98) (ICML 2013) instead of 0.9 then 0.98
 # Runs: runs/nag_probe/<variant>_s<seed>, resumable (scripts/experiments/lane.sh); EVAL=1 scores finished runs
-# (test error on 10,000 fresh sequences, seed 2026, as the page's table) and archives them.
+# (test error on 10,000 fresh sequences, seed 2026, as the page's table) and archives them; PRINT=1 prints the
+# commands instead.
 # Usage: TG=runs/bin/tapegrad-ee7168f VARIANTS="openblas input005" SEEDS="2 5" bash scripts/experiments/nag_probe.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."

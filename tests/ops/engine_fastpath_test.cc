@@ -263,5 +263,25 @@ TEST(RowReductions, SimdSumsAndMaximaMatchADirectLoopAtEveryRowLength) {
   }
 }
 
+// A NaN in a row: max keeps the scalar loop's rule (NaN only when the row starts with one; argmax_mask's
+// strict > agrees) wherever the SIMD batches' boundaries fall, in both dtypes.
+TEST(RowReductions, MaxKeepsANaNOnlyAtTheRowStartAsTheScalarLoop) {
+  for (DType dt : {DType::f32, DType::f64}) {
+    const int64_t n = 40;
+    for (int64_t at = 0; at < n; ++at) {
+      std::vector<double> v(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) v[static_cast<size_t>(j)] = static_cast<double>(j % 7) - 2.0;
+      v[static_cast<size_t>(at)] = std::nan("");
+      Graph g;
+      const double m = ops::max(g.input(Tensor::from({1, n}, v, dt)), 1).value().at(0);
+      if (at == 0) {
+        EXPECT_TRUE(std::isnan(m)) << dtype_name(dt);
+      } else {
+        EXPECT_EQ(m, 4.0) << dtype_name(dt) << " NaN at " << at;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tg

@@ -4,6 +4,8 @@
 // and the index's errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/error.h"
@@ -59,6 +61,19 @@ TEST(PickColumns, PicksAndPutsTheIndexedColumn) {
   for (int k = 0; k < 8; ++k) EXPECT_EQ(q.value().at(k), want[k]) << k;
 }
 
+// The one place the values differ from the composite: a -inf logit off the target made -inf * 0 = NaN in
+// sum(z * one_hot); the picked logit ignores that column, and the loss is the one without it.
+TEST(PickColumns, MinusInfinityOffTheTargetLeavesTheLossFinite) {
+  Graph g;
+  const double inf = std::numeric_limits<double>::infinity();
+  Var z = g.input(Tensor::from({1, 3}, std::vector<double>{0.5, -inf, 2.0}, DType::f64));
+  Var z2 = g.input(Tensor::from({1, 2}, std::vector<double>{0.5, 2.0}, DType::f64));
+  const double with = losses::softmax_xent(z, ops::make_index({2})).value().item();
+  const double without = losses::softmax_xent(z2, ops::make_index({1})).value().item();
+  EXPECT_TRUE(std::isfinite(with));
+  EXPECT_DOUBLE_EQ(with, without);
+}
+
 TEST(PickColumns, BadIndexIsAShapeErrorNamingIt) {
   Graph g;
   Var x = g.input(Tensor::zeros({2, 3}, DType::f64));
@@ -75,6 +90,10 @@ TEST(PickColumns, BadIndexIsAShapeErrorNamingIt) {
   EXPECT_NE(message([&] { ops::pick_columns(x, ops::make_index({0})); }).find("index has 1 entries for 2 rows"),
             std::string::npos);
   EXPECT_NE(message([&] { ops::put_columns(ops::sum(x, 1), ops::make_index({0, -1}), 4); }).find("index -1 out of range"),
+            std::string::npos);
+  EXPECT_NE(message([&] { ops::put_columns(ops::sum(x, 1), ops::make_index({0}), 4); }).find("index has 1 entries for 2 elements"),
+            std::string::npos);
+  EXPECT_NE(message([&] { ops::put_columns(ops::sum(x, 1), ops::make_index({0, 0}), -1); }).find("depth -1 is negative"),
             std::string::npos);
 }
 
