@@ -28,6 +28,11 @@ struct ParamId;
 
 struct GraphOptions {
   bool check_finite = false;  // throw NonFiniteError naming the first node that yields NaN/Inf
+  // Models may build a recurrence as one node (ops/scan.cc; models/cell.h, Cell::steps), its per-step states
+  // slices of it: fewer nodes, but no node h_t that h_{t+1} is built from, so adjoints at per-step states
+  // and pre-activations (total derivatives through later steps, Pascanu's Ω, Ollivier's metrics) are not
+  // theirs. Off by default; the training objectives turn it on where nothing reads those.
+  bool fuse_recurrences = false;
 };
 
 struct Node {

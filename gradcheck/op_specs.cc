@@ -104,6 +104,18 @@ const std::vector<OpSpec>& op_specs() {
       {"one_hot", {{3, 4}}, -1, 1, [](Graph& g, In x) {
          return V{x[0] * ops::one_hot(g, ops::make_index({3, 0, 1}), 4, DType::f64)};
        }},
+      // recurrences as one node (ops/scan.cc): 3 steps of a batch of 2, H = 3 (order 2 differentiates their
+      // rules, which are scans again)
+      {"linear_scan", {{6, 3}, {3, 3}, {6, 3}, {6, 3}, {2, 3}}, -1, 1, [](Graph&, In x) {
+         return V{ops::linear_scan(x[0], x[1], x[2], x[3], x[4])};
+       }},
+      {"linear_scan_reverse", {{6, 3}, {3, 3}, {6, 3}, {6, 3}, {2, 3}}, -1, 1, [](Graph&, In x) {
+         return V{ops::linear_scan(x[0], x[1], x[2], x[3], x[4], true)};
+       }},
+      {"tanh_scan", {{6, 3}, {3, 3}, {2, 3}}, -1, 1, [](Graph&, In x) { return V{ops::tanh_scan(x[0], x[1], x[2])}; }},
+      {"tanh_scan_reverse", {{6, 3}, {3, 3}, {2, 3}}, -1, 1, [](Graph&, In x) {
+         return V{ops::tanh_scan(x[0], x[1], x[2], true)};
+       }},
       // fused cells (H = 5: one full SIMD batch of doubles and a tail)
       {"lstm_cell", {{3, 20}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::lstm_cell(x[0], x[1])}; }},
       {"lstm_cell_vjp", {{3, 20}, {3, 5}, {6, 5}}, -2, 2, [](Graph&, In x) {

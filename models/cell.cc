@@ -147,6 +147,27 @@ Var project(Graph& g, const StepInput& x, ParamId w, ParamId b, Site site) {
 }
 Var project(const StepInput& x, Var w, Var b, Site site) { return project_affine(x, w, b, site); }
 
+Var project_all(Graph& g, std::span<const StepInput> x, ParamId w, ParamId b, Site site) {
+  if (x.empty() || !x[0].stacked) return {};
+  const StackedRows& s = *x[0].stacked;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const StepInput& in = x[i];
+    if (in.stacked.get() != &s || in.t != s.first + static_cast<int64_t>(i) || !in.symbol_keep.empty()) return {};
+    const bool as_stacked = s.symbols ? i < s.step_symbols.size() && in.symbols == s.step_symbols[i]
+                                      : i < s.step_dense.size() && !in.dense.empty() && in.dense.id() == s.step_dense[i];
+    if (!as_stacked) return {};
+  }
+  const int64_t rows = static_cast<int64_t>(x.size()) * s.batch;
+  if ((s.symbols ? static_cast<int64_t>(s.symbols->size()) : s.rows.shape()[0]) != rows) return {};
+  if (s.symbols) {  // with a bias, x (W + b) when W has fewer rows than the lookups (as project_affine)
+    const bool fold = b.index >= 0 && g[w].shape()[0] < rows;
+    const Var all = ops::gather_rows(fold ? ops::add(g[w], g[b], site) : g[w], s.symbols, site);
+    return b.index >= 0 && !fold ? ops::add(all, g[b], site) : all;
+  }
+  const Var all = ops::matmul(s.rows, g[w], false, false, site);
+  return b.index >= 0 ? ops::add(all, g[b], site) : all;
+}
+
 Var initial_part(Graph& g, Var learned, int64_t batch, int64_t n, DType dt) {
   if (learned.empty()) return ops::fill(g, {batch, n}, 0.0, dt);
   return ops::broadcast_to(learned, {batch, n});

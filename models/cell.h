@@ -72,6 +72,9 @@ Var project(const StepInput& x, Var w, Site site = Site::current());
 // x W + b (b [n]; index -1 or an empty Var: no bias), the bias added once for all stacked steps while small.
 Var project(Graph& g, const StepInput& x, ParamId w, ParamId b, Site site = Site::current());
 Var project(const StepInput& x, Var w, Var b, Site site = Site::current());
+// x W + b for all of x's steps at once, [n·B, size] stacked as the scans of ops/scan.cc read them, when the
+// steps are consecutive rows of one StackedRows without input-dropout factors; empty otherwise.
+Var project_all(Graph& g, std::span<const StepInput> x, ParamId w, ParamId b, Site site = Site::current());
 
 // A cell's state parts, each [B, n]; every cell documents its layout (LSTM: {h, c}).
 using State = std::vector<Var>;
@@ -86,6 +89,11 @@ class Cell {
   virtual ~Cell() = default;
   virtual State initial(Graph& g, int64_t batch) const = 0;                   // zeros or learned
   virtual Step step(Graph& g, const StepInput& x, const State& s) const = 0;  // one time step
+  // All of x's steps at once from state s, for a cell with a fused recurrence (one node for the whole
+  // sequence instead of ~10 a step: what a small model's step costs, issue 25 item 5): the steps' results
+  // in order, the same as step() would give. Empty: this cell or these inputs have no fused form, and the
+  // caller steps. Only called for batches without padding masks (whose steps carry the state over).
+  virtual std::vector<Step> steps(Graph&, std::span<const StepInput>, const State&) const { return {}; }
   virtual Var readout(const State& s) const = 0;  // [B, readout_size()]: what the output layer reads
   virtual int64_t readout_size() const = 0;
   // [B, H]: the memory cell c of the LSTM family (what a stability penalty with on = cell reads);

@@ -114,9 +114,13 @@ Outputs unroll_cell_steps(Graph& g, const Cell& cell, const OutputLayer& head, c
   };
   const std::vector<StepInput> x = step_inputs(g, xs, begin, end, dt);
   std::vector<Var> preact, hidden, reads;  // per step: what Outputs records, what the output layer reads
+  // the whole recurrence as one node where the graph allows it and the cell has one (a padded step must
+  // carry the state over)
+  const bool fuse = g.options().fuse_recurrences && xs.mask.empty();
+  const std::vector<Step> fused = fuse ? cell.steps(g, x, s) : std::vector<Step>{};
   for (int64_t t = begin; t < end; ++t) {
     ScopeGuard step_scope(g, scope + "/t", static_cast<long>(t));
-    Step next = cell.step(g, x[static_cast<size_t>(t - begin)], s);
+    Step next = fused.empty() ? cell.step(g, x[static_cast<size_t>(t - begin)], s) : fused[static_cast<size_t>(t - begin)];
     s = xs.mask.empty() ? next.state : carry_over(g, next.state, s, xs.mask[t]);
     Var h = cell.readout(s);
     preact.push_back(next.preact);

@@ -67,7 +67,8 @@ Outputs unroll_cell(Graph& g, const Cell& cell, const OutputLayer& head, const S
                     const std::string& scope);
 
 // Steps [begin, end) of unroll_cell from state `s` (empty: the cell's initial state); `s` becomes
-// the state after step end - 1.
+// the state after step end - 1. In a graph with GraphOptions::fuse_recurrences, a cell with a fused
+// recurrence (Cell::steps) runs it as one node, its per-step states slices of it.
 Outputs unroll_cell_steps(Graph& g, const Cell& cell, const OutputLayer& head, const Sequence& xs, const IoSizes& io,
                           const std::string& scope, int64_t begin, int64_t end, State& s);
 

@@ -23,7 +23,11 @@ std::vector<Var> OutputLayer::logits_of_steps(Graph& g, std::span<const Var> rea
     return {logits(g, readouts[0], site)};
   }
   const int64_t B = readouts[0].shape()[0];
-  const Var all = logits(g, ops::concat(readouts, 0, site), site);
+  // A fused recurrence's states (ops/scan.cc) are read as the block they are, not copied back together: in
+  // such a graph nothing takes adjoints at per-step states (GraphOptions::fuse_recurrences)
+  Var rows = g.options().fuse_recurrences ? ops::rejoined_slices(readouts, 0, site) : Var();
+  if (rows.empty()) rows = ops::concat(readouts, 0, site);
+  const Var all = logits(g, rows, site);
   if (all_out) *all_out = all;
   std::vector<Var> z;
   z.reserve(readouts.size());

@@ -135,6 +135,12 @@ Var norm_preserving_omega(Graph& g, const std::vector<Var>& hidden, const std::v
   if (adjoints.size() != hidden.size())
     throw Error(fmt::format("norm_preserving: {} adjoints for {} hidden states", adjoints.size(), hidden.size()));
   if (hidden.size() < 2) return {};
+  // h_{k+1} must be a function of the node h_k: two slices of one node are steps of a fused recurrence
+  const Node& n0 = g.node(hidden[0].id());
+  const Node& n1 = g.node(hidden[1].id());
+  if (n0.prim->name == std::string_view("slice") && n1.prim->name == std::string_view("slice") && n0.in == n1.in)
+    throw Error("norm_preserving: the hidden states are slices of one fused recurrence, whose steps cannot be "
+                "differentiated one by one; unroll the model in a graph without GraphOptions::fuse_recurrences");
   const int64_t B = hidden[0].shape()[0];
   const DType dt = hidden[0].dtype();
   Var total;

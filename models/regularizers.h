@@ -49,12 +49,14 @@ Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPen
 // the remat path's stabilizer.
 Var step_weights(Var like, const Tensor& mask_t, const std::vector<int64_t>& lengths);
 
-// Values of the total derivatives ∂loss/∂h_t (each [B, H]), by one reverse pass inside the graph.
+// Values of the total derivatives ∂loss/∂h_t (each [B, H]), by one reverse pass inside the graph (of a
+// step-by-step unroll, as norm_preserving_omega's states).
 std::vector<Tensor> hidden_adjoints(Var loss, const std::vector<Var>& hidden);
 
 // Ω with the adjoints given as constants: mean over sequences of Σ_k (‖a_{k+1} J_k‖/‖a_{k+1}‖ - 1)²,
 // J_k = ∂h_{k+1}/∂h_k the one-step Jacobian (other paths into h_{k+1} are held fixed). Terms whose
-// a_{k+1} is zero (no loss after step k+1) are left out.
+// a_{k+1} is zero (no loss after step k+1) are left out. The states must be nodes of the steps that made
+// them (a graph without GraphOptions::fuse_recurrences): slices of one fused recurrence are refused.
 Var norm_preserving_omega(Graph& g, const std::vector<Var>& hidden, const std::vector<Tensor>& adjoints);
 
 }  // namespace tg::models

@@ -18,6 +18,19 @@ Step RnnCell::step(Graph& g, const StepInput& x, const State& s) const {
   return {{activate(activation_, u)}, u};
 }
 
+std::vector<Step> RnnCell::steps(Graph& g, std::span<const StepInput> x, const State& s) const {
+  if (activation_ != Activation::tanh || x.size() < 2) return {};
+  const Var u = project_all(g, x, w_hx_, b_h_);
+  if (u.empty()) return {};
+  const Var hp = ops::tanh_scan(u, g[w_hh_], s[0]);  // [H; P]: step t's h and u are rows of each half
+  const int64_t n = static_cast<int64_t>(x.size()), B = s[0].shape()[0];
+  std::vector<Step> out;
+  out.reserve(x.size());
+  for (int64_t t = 0; t < n; ++t)
+    out.push_back({{ops::slice(hp, 0, t * B, (t + 1) * B)}, ops::slice(hp, 0, (n + t) * B, (n + t + 1) * B)});
+  return out;
+}
+
 ModelInfo rnn_info() {
   return cell_model_info(
       "rnn", "standard RNN: tanh / logistic / ReLU hidden units, optional hidden bias, zero or learned h0",

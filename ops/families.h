@@ -14,6 +14,7 @@ void register_shape(std::vector<const Primitive*>& r);
 void register_fused(std::vector<const Primitive*>& r);  // fused cells (ops/lstm_cell.cc)
 void register_gru_update(std::vector<const Primitive*>& r);  // ops/gru_update.cc
 void register_activation_vjp(std::vector<const Primitive*>& r);  // ops/activation_vjp.cc
+void register_scan(std::vector<const Primitive*>& r);            // ops/scan.cc
 }  // namespace tg::ops
 
 namespace tg::ops {

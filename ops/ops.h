@@ -75,6 +75,10 @@ Var concat(std::span<const Var> xs, int axis, Site site = Site::current());
 std::vector<Var> split(Var x, int axis, std::span<const int64_t> sizes, Site site = Site::current());
 std::vector<Var> split(Var x, int axis, int parts, Site site = Site::current());      // equal parts
 Var gather_rows(Var x, Index idx, Site site = Site::current());                 // [N,D],[M] -> [M,D]
+// When xs are adjacent slices of one node along axis (>= 0), in order: that node's slice from the first's
+// begin to the last's end (a view; the node itself when they cover it), which concat(xs) equals in value
+// but not in the graph (the slices are then not on the path from it). Empty otherwise.
+Var rejoined_slices(std::span<const Var> xs, int axis, Site site = Site::current());
 Var pick_columns(Var x, Index idx, Site site = Site::current());                // [M,D],[M] -> [M]: x[m, idx[m]]
 Var put_columns(Var x, Index idx, int64_t depth, Site site = Site::current());  // [M],[M] -> [M,depth], zeros elsewhere
 Var scatter_add_rows(Var x, Index idx, int64_t rows, Site site = Site::current()); // [M,D],[M] -> [rows,D]
@@ -98,6 +102,12 @@ Var lstm_cell_transpose(Var k, Var y_bar, Site site = Site::current());
 Var gru_update(Var a_z, Var u, Var h, Site site = Site::current());
 // gru_update's VJP: y_bar [B,H] -> [3B,H], the cotangents of a_z, u and h stacked (slices are views).
 Var gru_update_vjp(Var a_z, Var u, Var h, Var y_bar, Site site = Site::current());
+// Recurrences as one node (ops/scan.cc), the steps stacked in rows (step t: rows [t·B, (t+1)·B)):
+// z_t = (u_t + z_prev W) ⊙ a_t + c_t with U, A, C [n·B,H], W [H,H], z0 [B,H] -> Z [n·B,H] (reverse: z_prev =
+// z_{t+1}, the scan runs from the last step);
+Var linear_scan(Var u, Var w, Var a, Var c, Var z0, bool reverse = false, Site site = Site::current());
+// p_t = u_t + h_prev W, h_t = tanh(p_t): U [n·B,H], W [H,H], h0 [B,H] -> [H; P] [2·n·B,H].
+Var tanh_scan(Var u, Var w, Var h0, bool reverse = false, Site site = Site::current());
 // The VJPs of logistic and tanh from their output y in one pass: y_bar y (1 - y) and y_bar (1 - y^2).
 Var logistic_vjp(Var y, Var y_bar, Site site = Site::current());
 Var tanh_vjp(Var y, Var y_bar, Site site = Site::current());

@@ -16,6 +16,7 @@ const std::vector<const Primitive*>& primitives() {
     register_shape(r);
     register_fused(r);
     register_gru_update(r);
+    register_scan(r);
     register_activation_vjp(r);
     return r;
   }();

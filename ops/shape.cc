@@ -357,6 +357,28 @@ Var pad(Var x, int axis, int64_t begin, const Shape& out, Site site) {
   a.shape = out;
   return make(pad_p, {x}, a, site);
 }
+Var rejoined_slices(std::span<const Var> xs, int axis, Site site) {
+  Graph* g = graph_of(xs);
+  if (!g) return {};
+  int32_t source = -1;
+  int64_t begin = 0, end = 0;
+  for (const Var& v : xs) {
+    if (v.empty()) return {};
+    const Node& n = g->node(v.id());
+    if (n.prim != &slice_p || n.attrs.axis != axis) return {};
+    if (source < 0) {
+      source = n.in[0];
+      begin = n.attrs.begin;
+    } else if (n.in[0] != source || n.attrs.begin != end) {
+      return {};
+    }
+    end = n.attrs.end;
+  }
+  const Var whole(g, source);
+  if (begin == 0 && end == whole.shape()[axis]) return whole;
+  return slice(whole, axis, begin, end, site);
+}
+
 Var concat(std::span<const Var> xs, int axis, Site site) {
   if (xs.empty()) throw ShapeError(fmt::format("concat: no inputs at {}", site.str()));
   Graph* g = graph_of(xs);

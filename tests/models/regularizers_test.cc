@@ -289,6 +289,20 @@ std::vector<Tensor> adjoints_at(const Model& m, const check::TinyBatch& b) {
   return hidden_adjoints(matching_loss(m.output_kind(), out.logits, b.ys, true), out.hidden);
 }
 
+TEST(NormPreserving, HiddenStatesOfAFusedRecurrenceAreRefused) {
+  OmegaSetup s = omega_setup();
+  std::vector<Tensor> a(5, Tensor::zeros({3, 3}, DType::f64));
+  Graph g(GraphOptions{.fuse_recurrences = true});  // the tanh RNN's steps are then slices of one tanh_scan
+  g.bind(s.m->params());
+  Outputs out = s.m->unroll(g, s.batch.xs);
+  try {
+    norm_preserving_omega(g, out.hidden, a);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fuse_recurrences"), std::string::npos) << e.what();
+  }
+}
+
 TEST(NormPreserving, ValueMatchesTheTanhRnnJacobianByHand) {
   OmegaSetup s = omega_setup();
   std::vector<Tensor> a = adjoints_at(*s.m, s.batch);

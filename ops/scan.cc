@@ -1,0 +1,209 @@
+// Recurrences as one node each (issue 25 item 5): a step-by-step RNN is ~10 nodes a step, and in a small
+// model making those nodes costs as much as running their kernels (docs/results/engine_bench.md). The
+// steps are stacked in rows: step t of a [n·B, H] tensor is rows [t·B, (t+1)·B).
+//
+//   linear_scan(U, W, A, C, z0):  z_t = (u_t + z_prev W) ⊙ a_t + c_t   (z_prev = z_{t-1}, or z_{t+1} reversed;
+//                                 z0 before the first step)
+//   tanh_scan(U, W, h0):          p_t = u_t + h_prev W,  h_t = tanh(p_t);  the output stacks [H; P] [2·n·B, H]
+//                                 (the pre-activations are structural damping's block; a slice is a view)
+//
+// Rules stay graphs, closed under differentiation: tanh_scan's tangent is a linear_scan with a_t = 1 - h_t²,
+// its cotangent a linear_scan run the other way with Wᵀ (c_t carries P's own cotangent); linear_scan's
+// tangent and cotangent are linear_scans again, plus products with the shifted states. Derivations:
+// forward, dz_t = (du_t + z_prev dW + dz_prev W) ⊙ a_t + p_t ⊙ da_t + dc_t with p_t = u_t + z_prev W; reverse,
+// δ_t = z̄_t + s_next Wᵀ and s_t = δ_t ⊙ a_t = (z̄_t + s_next Wᵀ) ⊙ a_t, so ū = S, c̄ = δ, ā = δ ⊙ P,
+// W̄ = Z_prevᵀ S, z̄0 = s_first Wᵀ.
+#include <cstring>
+
+#include <xsimd/xsimd.hpp>
+
+#include "ops/blas.h"
+#include "ops/families.h"
+#include "ops/fused.h"
+#include "ops/kernels.h"
+
+namespace tg::ops {
+using namespace detail;
+
+namespace {
+
+struct ScanShape {
+  int64_t steps = 0, batch = 0, hidden = 0;
+};
+
+// U [n·B,H], W [H,H], z0 [B,H], and `same` more inputs shaped like U.
+ScanShape check_scan(const Shape& u, const Shape& w, const Shape& z0, std::span<const Shape> same) {
+  if (z0.rank() != 2) fail("the initial state must be [B,H]");
+  const int64_t B = z0[0], H = z0[1];
+  if (w != Shape{H, H}) fail(fmt::format("W must be [{},{}] for a state of {} units", H, H, H));
+  if (u.rank() != 2 || u[1] != H || B == 0 || u[0] % B != 0 || u[0] == 0)
+    fail(fmt::format("the stacked steps must be [n·{},{}] with n >= 1", B, H));
+  for (const Shape& s : same)
+    if (s != u) fail("the stacked steps' inputs must share one shape");
+  return {u[0] / B, B, H};
+}
+
+// Rows of step t in a stacked tensor; the step before step k of a scan (k counts in scan order).
+int64_t step_of(int64_t k, int64_t n, bool reverse) { return reverse ? n - 1 - k : k; }
+
+template <class T>
+void scan_rows_copy(T* dst, const T* src, int64_t count) {
+  std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(T));
+}
+
+// z_t = (u_t + z_prev W) ⊙ a_t + c_t, in scan order; one product of [B,H] by [H,H] per step.
+Tensor linear_scan_forward(const EvalArgs& e) {
+  const ScanShape s{e.in[0]->shape()[0] / e.in[4]->shape()[0], e.in[4]->shape()[0], e.in[4]->shape()[1]};
+  const bool reverse = e.attrs.ta;
+  Tensor z = Tensor::empty(e.shape, e.dtype);
+  TG_DISPATCH(e.dtype, T, {
+    const T *u = e.in[0]->data<T>(), *w = e.in[1]->data<T>(), *a = e.in[2]->data<T>(), *c = e.in[3]->data<T>();
+    const T* prev = e.in[4]->data<T>();
+    T* out = z.data<T>();
+    const int64_t block = s.batch * s.hidden, H = s.hidden;
+    for (int64_t k = 0; k < s.steps; ++k) {
+      const int64_t o = step_of(k, s.steps, reverse) * block;
+      scan_rows_copy(out + o, u + o, block);
+      blas::gemm(false, false, static_cast<int>(s.batch), static_cast<int>(H), static_cast<int>(H), T(1), prev,
+                 static_cast<int>(H), w, static_cast<int>(H), T(1), out + o, static_cast<int>(H));
+      fused::rows_in_batches<T>(s.batch, H, [&](int64_t r, auto ld, auto st) {
+        const int64_t q = o + r * H;
+        st(out + q, ld(out + q) * ld(a + q) + ld(c + q));
+      });
+      prev = out + o;
+    }
+  });
+  return z;
+}
+
+// p_t = u_t + h_prev W, h_t = tanh(p_t): [H; P] stacked.
+Tensor tanh_scan_forward(const EvalArgs& e) {
+  const ScanShape s{e.in[0]->shape()[0] / e.in[2]->shape()[0], e.in[2]->shape()[0], e.in[2]->shape()[1]};
+  const bool reverse = e.attrs.ta;
+  Tensor y = Tensor::empty(e.shape, e.dtype);
+  TG_DISPATCH(e.dtype, T, {
+    const T *u = e.in[0]->data<T>(), *w = e.in[1]->data<T>();
+    const T* prev = e.in[2]->data<T>();
+    T* h = y.data<T>();
+    const int64_t block = s.batch * s.hidden, H = s.hidden;
+    T* p = h + s.steps * block;
+    for (int64_t k = 0; k < s.steps; ++k) {
+      const int64_t o = step_of(k, s.steps, reverse) * block;
+      scan_rows_copy(p + o, u + o, block);
+      blas::gemm(false, false, static_cast<int>(s.batch), static_cast<int>(H), static_cast<int>(H), T(1), prev,
+                 static_cast<int>(H), w, static_cast<int>(H), T(1), p + o, static_cast<int>(H));
+      fused::rows_in_batches<T>(s.batch, H, [&](int64_t r, auto ld, auto st) {
+        const int64_t q = o + r * H;
+        st(h + q, xsimd::tanh(ld(p + q)));
+      });
+      prev = h + o;
+    }
+  });
+  return y;
+}
+
+// The states each step read: z0 then Z's steps but the last (reversed: Z's steps but the first, then z0).
+Var shifted(Var z, Var z0, bool reverse, Site site) {
+  const int64_t rows = z.shape()[0], B = z0.shape()[0];
+  if (rows == B) return z0;
+  const Var parts_fwd[] = {z0, slice(z, 0, 0, rows - B, site)};
+  const Var parts_rev[] = {slice(z, 0, B, rows, site), z0};
+  return concat(reverse ? parts_rev : parts_fwd, 0, site);
+}
+// The rows of the step next to z0 (the scan's first step).
+Var first_step(Var z, int64_t B, bool reverse, Site site) {
+  const int64_t rows = z.shape()[0];
+  return reverse ? slice(z, 0, rows - B, rows, site) : slice(z, 0, 0, B, site);
+}
+Var or_zeros(Var v, Var like, Site site) { return v.empty() ? zeros_like(like, site) : v; }
+
+// linear_scan: [U, W, A, C, z0]
+Var linear_scan_jvp(const RuleArgs& r, std::span<const Var> d) {
+  const bool reverse = r.attrs.ta;
+  const Var &u = r.x[0], &w = r.x[1], &a = r.x[2], &z0 = r.x[4];
+  Var zp;  // the states the steps read, made once if a rule needs them
+  auto prev = [&] { return zp.empty() ? (zp = shifted(r.y, z0, reverse, r.site)) : zp; };
+  Var du = d[1].empty() ? d[0] : add(d[0], matmul(prev(), d[1], false, false, r.site), r.site);
+  Var dc = d[3];
+  if (!d[2].empty()) dc = add(dc, mul(addmm(u, prev(), w, false, false, r.site), d[2], r.site), r.site);
+  return linear_scan(or_zeros(du, u, r.site), w, a, or_zeros(dc, u, r.site), or_zeros(d[4], z0, r.site), reverse,
+                     r.site);
+}
+void linear_scan_vjp(const RuleArgs& r, Var zb, std::span<const bool> need, std::span<Var> xb) {
+  const bool reverse = r.attrs.ta;
+  const Var &u = r.x[0], &w = r.x[1], &a = r.x[2], &z0 = r.x[4];
+  const int64_t B = z0.shape()[0];
+  const Var s = linear_scan(zb, transpose(w, r.site), a, zeros_like(u, r.site), zeros_like(z0, r.site), !reverse,
+                            r.site);
+  const Var zp = (need[1] || need[2]) ? shifted(r.y, z0, reverse, r.site) : Var();
+  if (need[0]) xb[0] = s;
+  if (need[1]) xb[1] = matmul(zp, s, true, false, r.site);
+  if (need[2] || need[3]) {
+    const Var delta = addmm(zb, shifted(s, zeros_like(z0, r.site), !reverse, r.site), w, false, true, r.site);
+    if (need[2]) xb[2] = mul(delta, addmm(u, zp, w, false, false, r.site), r.site);
+    if (need[3]) xb[3] = delta;
+  }
+  if (need[4]) xb[4] = matmul(first_step(s, B, reverse, r.site), w, false, true, r.site);
+}
+
+// tanh_scan: [U, W, h0] -> [H; P]
+Var hidden_part(Var y, Site site) { return slice(y, 0, 0, y.shape()[0] / 2, site); }
+Var tanh_scan_jvp(const RuleArgs& r, std::span<const Var> d) {
+  const bool reverse = r.attrs.ta;
+  const Var &u = r.x[0], &w = r.x[1], &h0 = r.x[2];
+  const Var h = hidden_part(r.y, r.site);
+  const Var hp = shifted(h, h0, reverse, r.site);
+  const Var du = or_zeros(add(d[0], matmul(hp, d[1], false, false, r.site), r.site), u, r.site);
+  const Var dh0 = or_zeros(d[2], h0, r.site);
+  const Var dh = linear_scan(du, w, fused::d_tanh(h, r.site), zeros_like(u, r.site), dh0, reverse, r.site);
+  const Var parts[] = {dh, addmm(du, shifted(dh, dh0, reverse, r.site), w, false, false, r.site)};
+  return concat(parts, 0, r.site);
+}
+void tanh_scan_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
+  const bool reverse = r.attrs.ta;
+  const Var &w = r.x[1], &h0 = r.x[2];
+  const int64_t rows = r.y.shape()[0] / 2, B = h0.shape()[0];
+  const Var h = hidden_part(r.y, r.site);
+  const Var hb = slice(yb, 0, 0, rows, r.site), pb = slice(yb, 0, rows, 2 * rows, r.site);
+  const Var g = linear_scan(hb, transpose(w, r.site), fused::d_tanh(h, r.site), pb, zeros_like(h0, r.site), !reverse,
+                            r.site);
+  if (need[0]) xb[0] = g;
+  if (need[1]) xb[1] = matmul(shifted(h, h0, reverse, r.site), g, true, false, r.site);
+  if (need[2]) xb[2] = matmul(first_step(g, B, reverse, r.site), w, false, true, r.site);
+}
+
+}  // namespace
+
+// [U, W, A, C, z0] -> Z [n·B, H]; attrs.ta: the scan runs from the last step to the first
+const Primitive linear_scan_p{"linear_scan", 5,
+                              [](std::span<const Shape> s, const Attrs&) {
+                                const Shape same[] = {s[2], s[3]};
+                                check_scan(s[0], s[1], s[4], same);
+                                return s[0];
+                              },
+                              linear_scan_forward, linear_scan_jvp, linear_scan_vjp};
+// [U, W, h0] -> [H; P] [2·n·B, H]; attrs.ta as above
+const Primitive tanh_scan_p{"tanh_scan", 3,
+                            [](std::span<const Shape> s, const Attrs&) {
+                              check_scan(s[0], s[1], s[2], {});
+                              return Shape{2 * s[0][0], s[0][1]};
+                            },
+                            tanh_scan_forward, tanh_scan_jvp, tanh_scan_vjp};
+
+Var linear_scan(Var u, Var w, Var a, Var c, Var z0, bool reverse, Site site) {
+  Attrs at;
+  at.ta = reverse;
+  return make(linear_scan_p, {u, w, a, c, z0}, at, site);
+}
+Var tanh_scan(Var u, Var w, Var h0, bool reverse, Site site) {
+  Attrs at;
+  at.ta = reverse;
+  return make(tanh_scan_p, {u, w, h0}, at, site);
+}
+
+void register_scan(std::vector<const Primitive*>& r) {
+  r.push_back(&linear_scan_p);
+  r.push_back(&tanh_scan_p);
+}
+
+}  // namespace tg::ops
