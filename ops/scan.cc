@@ -46,9 +46,12 @@ ScanShape check_scan(const Shape& u, const Shape& w, const Shape& z0, std::span<
 // Rows of step t in a stacked tensor; the step before step k of a scan (k counts in scan order).
 int64_t step_of(int64_t k, int64_t n, bool reverse) { return reverse ? n - 1 - k : k; }
 
+// rows = u_t + prev W for one step's [B,H] rows (copy, then a product accumulated onto them).
 template <class T>
-void scan_rows_copy(T* dst, const T* src, int64_t count) {
-  std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(T));
+void add_step_product(T* rows, const T* u, const T* prev, const T* w, const ScanShape& s) {
+  std::memcpy(rows, u, static_cast<size_t>(s.batch * s.hidden) * sizeof(T));
+  const int B = static_cast<int>(s.batch), H = static_cast<int>(s.hidden);
+  blas::gemm(false, false, B, H, H, T(1), prev, H, w, H, T(1), rows, H);
 }
 
 // z_t = (u_t + z_prev W) ⊙ a_t + c_t, in scan order; one product of [B,H] by [H,H] per step.
@@ -63,9 +66,7 @@ Tensor linear_scan_forward(const EvalArgs& e) {
     const int64_t block = s.batch * s.hidden, H = s.hidden;
     for (int64_t k = 0; k < s.steps; ++k) {
       const int64_t o = step_of(k, s.steps, reverse) * block;
-      scan_rows_copy(out + o, u + o, block);
-      blas::gemm(false, false, static_cast<int>(s.batch), static_cast<int>(H), static_cast<int>(H), T(1), prev,
-                 static_cast<int>(H), w, static_cast<int>(H), T(1), out + o, static_cast<int>(H));
+      add_step_product(out + o, u + o, prev, w, s);
       fused::rows_in_batches<T>(s.batch, H, [&](int64_t r, auto ld, auto st) {
         const int64_t q = o + r * H;
         st(out + q, ld(out + q) * ld(a + q) + ld(c + q));
@@ -89,9 +90,7 @@ Tensor tanh_scan_forward(const EvalArgs& e) {
     T* p = h + s.steps * block;
     for (int64_t k = 0; k < s.steps; ++k) {
       const int64_t o = step_of(k, s.steps, reverse) * block;
-      scan_rows_copy(p + o, u + o, block);
-      blas::gemm(false, false, static_cast<int>(s.batch), static_cast<int>(H), static_cast<int>(H), T(1), prev,
-                 static_cast<int>(H), w, static_cast<int>(H), T(1), p + o, static_cast<int>(H));
+      add_step_product(p + o, u + o, prev, w, s);
       fused::rows_in_batches<T>(s.batch, H, [&](int64_t r, auto ld, auto st) {
         const int64_t q = o + r * H;
         st(h + q, xsimd::tanh(ld(p + q)));

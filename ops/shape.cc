@@ -152,6 +152,11 @@ void check_index(const Attrs& a, int64_t rows) {
   for (int32_t i : *a.index)
     if (i < 0 || i >= rows) fail(fmt::format("index {} out of range [0, {})", i, rows));
 }
+// The index has one entry per row (or element, `what`) of the operand, n of them.
+void check_index_count(const Attrs& a, int64_t n, const char* what) {
+  if (!a.index || static_cast<int64_t>(a.index->size()) != n)
+    fail(fmt::format("index has {} entries for {} {}", a.index ? a.index->size() : 0, n, what));
+}
 }  // namespace
 
 // y[m, :] = x[idx[m], :]  ([N,D] -> [M,D]; linear; adjoint scatter_add_rows)
@@ -182,8 +187,7 @@ const Primitive scatter_add_rows_p{
     "scatter_add_rows", 1,
     [](std::span<const Shape> s, const Attrs& a) {
       if (s[0].rank() != 2) fail("needs a rank-2 operand");
-      if (!a.index || static_cast<int64_t>(a.index->size()) != s[0][0])
-        fail(fmt::format("index has {} entries for {} rows", a.index ? a.index->size() : 0, s[0][0]));
+      check_index_count(a, s[0][0], "rows");
       check_index(a, a.shape[0]);
       return Shape{a.shape[0], s[0][1]};
     },
@@ -212,8 +216,7 @@ const Primitive pick_columns_p{
     "pick_columns", 1,
     [](std::span<const Shape> s, const Attrs& a) {
       if (s[0].rank() != 2) fail("needs a rank-2 operand");
-      if (!a.index || static_cast<int64_t>(a.index->size()) != s[0][0])
-        fail(fmt::format("index has {} entries for {} rows", a.index ? a.index->size() : 0, s[0][0]));
+      check_index_count(a, s[0][0], "rows");
       check_index(a, s[0][1]);
       return Shape{s[0][0]};
     },
@@ -238,8 +241,7 @@ const Primitive put_columns_p{
     "put_columns", 1,
     [](std::span<const Shape> s, const Attrs& a) {
       if (s[0].rank() != 1) fail("needs a rank-1 operand");
-      if (!a.index || static_cast<int64_t>(a.index->size()) != s[0][0])
-        fail(fmt::format("index has {} entries for {} elements", a.index ? a.index->size() : 0, s[0][0]));
+      check_index_count(a, s[0][0], "elements");
       check_index(a, a.shape[1]);
       return Shape{s[0][0], a.shape[1]};
     },
