@@ -33,6 +33,7 @@ struct GraphOptions {
   // and pre-activations (total derivatives through later steps, Pascanu's Ω, Ollivier's metrics) are not
   // theirs. Off by default; the training objectives turn it on where nothing reads those.
   bool fuse_recurrences = false;
+  bool operator==(const GraphOptions&) const = default;
 };
 
 struct Node {

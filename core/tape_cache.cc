@@ -8,9 +8,7 @@ std::unique_ptr<Graph> TapeCache::take(GraphOptions options) {
     std::lock_guard lock(mutex_);
     if (enabled_) g = std::move(kept_);
   }
-  if (!g || g->options().check_finite != options.check_finite ||
-      g->options().fuse_recurrences != options.fuse_recurrences)
-    return std::make_unique<Graph>(options);
+  if (!g || g->options() != options) return std::make_unique<Graph>(options);
   g->rebuild();
   return g;
 }

@@ -103,15 +103,18 @@ bool is_leaf(Var v) { return v.empty() || v.graph()->node(v.id()).in.empty(); }
 // slower with its lookups and biases stacked). GEMMs are stacked at any size.
 constexpr int64_t kStackedElementwiseLimit = 1 << 16;
 
+// Whether x, step i of s, still holds what s stacked for it (a StepInput replaced since is projected alone).
+bool holds_stacked(const StackedRows& s, const StepInput& x, size_t i) {
+  return s.symbols ? i < s.step_symbols.size() && x.symbols == s.step_symbols[i]
+                   : i < s.step_dense.size() && !x.dense.empty() && x.dense.id() == s.step_dense[i];
+}
+
 Var project_affine(const StepInput& x, Var w, Var b, Site site) {
   // Only leaves (parameters) are known to be the same at every step; a derived weight could be rebuilt
   // per step, and a product with all the steps' inputs per step would cost T times the work.
   if (!x.stacked || !is_leaf(w) || !is_leaf(b)) return project_step(x, w, b, site);
   StackedRows& s = *x.stacked;
-  const size_t i = static_cast<size_t>(x.t - s.first);
-  const bool as_stacked = s.symbols ? i < s.step_symbols.size() && x.symbols == s.step_symbols[i]
-                                    : i < s.step_dense.size() && !x.dense.empty() && x.dense.id() == s.step_dense[i];
-  if (!as_stacked) return project_step(x, w, b, site);
+  if (!holds_stacked(s, x, static_cast<size_t>(x.t - s.first))) return project_step(x, w, b, site);
   const int64_t results = (s.symbols ? static_cast<int64_t>(s.symbols->size()) : s.rows.shape()[0]) * w.shape()[1];
   const bool small = results <= kStackedElementwiseLimit;
   if (s.symbols && !small) {
@@ -152,10 +155,9 @@ Var project_all(Graph& g, std::span<const StepInput> x, ParamId w, ParamId b, Si
   const StackedRows& s = *x[0].stacked;
   for (size_t i = 0; i < x.size(); ++i) {
     const StepInput& in = x[i];
-    if (in.stacked.get() != &s || in.t != s.first + static_cast<int64_t>(i) || !in.symbol_keep.empty()) return {};
-    const bool as_stacked = s.symbols ? i < s.step_symbols.size() && in.symbols == s.step_symbols[i]
-                                      : i < s.step_dense.size() && !in.dense.empty() && in.dense.id() == s.step_dense[i];
-    if (!as_stacked) return {};
+    if (in.stacked.get() != &s || in.t != s.first + static_cast<int64_t>(i) || !in.symbol_keep.empty() ||
+        !holds_stacked(s, in, i))
+      return {};
   }
   const int64_t rows = static_cast<int64_t>(x.size()) * s.batch;
   if ((s.symbols ? static_cast<int64_t>(s.symbols->size()) : s.rows.shape()[0]) != rows) return {};

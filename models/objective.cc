@@ -202,9 +202,13 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate_remat(const tasks::B
     return built;
   };
   auto remat = std::make_unique<ad::Remat>(model_->params(), S, std::move(build),
-                                           GraphOptions{.check_finite = opt_.check_finite,
-                                                        .fuse_recurrences = opt_.norm_preserving == 0});
+                                           graph_options());
   return std::make_unique<optim::RematEvaluation>(std::move(remat), 0, structural ? std::optional<size_t>(1) : std::nullopt);
+}
+
+GraphOptions ModelObjective::graph_options() const {
+  // Ω differentiates h_{k+1} by the node h_k, which a fused recurrence does not have
+  return GraphOptions{.check_finite = opt_.check_finite, .fuse_recurrences = opt_.norm_preserving == 0};
 }
 
 std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& theta, const tasks::Data& d) {
@@ -221,8 +225,7 @@ std::unique_ptr<optim::Evaluation> ModelObjective::evaluate(const ParamVec& thet
                             "'{}' has {} outputs)",
                             model_->kind(), output_kind_name(model_->output_kind())));
   if (opt_.remat_segments != 0) return evaluate_remat(b);
-  // Ω differentiates h_{k+1} by the node h_k, which a fused recurrence does not have
-  auto g = cache_->take(GraphOptions{.check_finite = opt_.check_finite, .fuse_recurrences = opt_.norm_preserving == 0});
+  auto g = cache_->take(graph_options());
   Outputs out = model_->unroll(*g, b.inputs);
   const OutputKind kind = model_->output_kind();
   const int64_t out_dim = out.logits.at(0).shape()[1];

@@ -63,6 +63,7 @@ class ModelObjective : public optim::Objective {
 
  private:
   std::unique_ptr<optim::Evaluation> evaluate_remat(const tasks::Batch& b);
+  GraphOptions graph_options() const;
   std::unique_ptr<Model> model_;
   ObjectiveOptions opt_;
   std::shared_ptr<TapeCache> cache_ = std::make_shared<TapeCache>();

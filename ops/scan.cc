@@ -31,6 +31,9 @@ struct ScanShape {
   int64_t steps = 0, batch = 0, hidden = 0;
 };
 
+// Steps, batch and units of stacked steps U [n·B,H] from an initial state z0 [B,H].
+ScanShape scan_shape(const Shape& u, const Shape& z0) { return {u[0] / z0[0], z0[0], z0[1]}; }
+
 // U [n·B,H], W [H,H], z0 [B,H], and `same` more inputs shaped like U.
 ScanShape check_scan(const Shape& u, const Shape& w, const Shape& z0, std::span<const Shape> same) {
   if (z0.rank() != 2) fail("the initial state must be [B,H]");
@@ -40,10 +43,10 @@ ScanShape check_scan(const Shape& u, const Shape& w, const Shape& z0, std::span<
     fail(fmt::format("the stacked steps must be [n·{},{}] with n >= 1", B, H));
   for (const Shape& s : same)
     if (s != u) fail("the stacked steps' inputs must share one shape");
-  return {u[0] / B, B, H};
+  return scan_shape(u, z0);
 }
 
-// Rows of step t in a stacked tensor; the step before step k of a scan (k counts in scan order).
+// The step a scan visits k-th (k counts in scan order: from the last step when reversed).
 int64_t step_of(int64_t k, int64_t n, bool reverse) { return reverse ? n - 1 - k : k; }
 
 // rows = u_t + prev W for one step's [B,H] rows (copy, then a product accumulated onto them).
@@ -56,7 +59,7 @@ void add_step_product(T* rows, const T* u, const T* prev, const T* w, const Scan
 
 // z_t = (u_t + z_prev W) ⊙ a_t + c_t, in scan order; one product of [B,H] by [H,H] per step.
 Tensor linear_scan_forward(const EvalArgs& e) {
-  const ScanShape s{e.in[0]->shape()[0] / e.in[4]->shape()[0], e.in[4]->shape()[0], e.in[4]->shape()[1]};
+  const ScanShape s = scan_shape(e.in[0]->shape(), e.in[4]->shape());
   const bool reverse = e.attrs.ta;
   Tensor z = Tensor::empty(e.shape, e.dtype);
   TG_DISPATCH(e.dtype, T, {
@@ -79,7 +82,7 @@ Tensor linear_scan_forward(const EvalArgs& e) {
 
 // p_t = u_t + h_prev W, h_t = tanh(p_t): [H; P] stacked.
 Tensor tanh_scan_forward(const EvalArgs& e) {
-  const ScanShape s{e.in[0]->shape()[0] / e.in[2]->shape()[0], e.in[2]->shape()[0], e.in[2]->shape()[1]};
+  const ScanShape s = scan_shape(e.in[0]->shape(), e.in[2]->shape());
   const bool reverse = e.attrs.ta;
   Tensor y = Tensor::empty(e.shape, e.dtype);
   TG_DISPATCH(e.dtype, T, {
