@@ -116,6 +116,13 @@ const std::vector<OpSpec>& op_specs() {
       {"tanh_scan_reverse", {{6, 3}, {3, 3}, {2, 3}}, -1, 1, [](Graph&, In x) {
          return V{ops::tanh_scan(x[0], x[1], x[2], true)};
        }},
+      {"logistic_scan", {{6, 3}, {3, 3}, {2, 3}}, -1, 1, [](Graph&, In x) {
+         return V{ops::logistic_scan(x[0], x[1], x[2])};
+       }},
+      {"relu_scan", {{6, 3}, {3, 3}, {2, 3}}, -1, 1, [](Graph&, In x) { return V{ops::relu_scan(x[0], x[1], x[2])}; }},
+      {"relu_scan_reverse", {{6, 3}, {3, 3}, {2, 3}}, -1, 1, [](Graph&, In x) {
+         return V{ops::relu_scan(x[0], x[1], x[2], true)};
+       }},
       // fused cells (H = 5: one full SIMD batch of doubles and a tail)
       {"lstm_cell", {{3, 20}, {3, 5}}, -2, 2, [](Graph&, In x) { return V{ops::lstm_cell(x[0], x[1])}; }},
       {"lstm_cell_vjp", {{3, 20}, {3, 5}, {6, 5}}, -2, 2, [](Graph&, In x) {

@@ -19,10 +19,13 @@ Step RnnCell::step(Graph& g, const StepInput& x, const State& s) const {
 }
 
 std::vector<Step> RnnCell::steps(Graph& g, std::span<const StepInput> x, const State& s) const {
-  if (activation_ != Activation::tanh || x.size() < 2) return {};
+  if (activation_ == Activation::linear || x.size() < 2) return {};
   const Var u = project_all(g, x, w_hx_, b_h_);
   if (u.empty()) return {};
-  const Var hp = ops::tanh_scan(u, g[w_hh_], s[0]);  // [H; P]: step t's h and u are rows of each half
+  const Var hp = activation_ == Activation::tanh       ? ops::tanh_scan(u, g[w_hh_], s[0])
+                 : activation_ == Activation::logistic ? ops::logistic_scan(u, g[w_hh_], s[0])
+                                                       : ops::relu_scan(u, g[w_hh_], s[0]);
+  // [H; P]: step t's h and u are rows of each half
   const int64_t n = static_cast<int64_t>(x.size()), B = s[0].shape()[0];
   std::vector<Step> out;
   out.reserve(x.size());

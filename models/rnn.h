@@ -22,7 +22,7 @@ class RnnCell final : public Cell {
   RnnCell(ParamBuilder& p, InputShape in, const RnnOptions& o);
   State initial(Graph& g, int64_t batch) const override { return h0_.make(g, batch); }
   Step step(Graph& g, const StepInput& x, const State& s) const override;
-  // tanh units: the recurrence as one tanh_scan (ops/scan.cc) over stacked inputs
+  // tanh, logistic and relu units: the recurrence as one scan node (ops/scan.cc) over stacked inputs
   std::vector<Step> steps(Graph& g, std::span<const StepInput> x, const State& s) const override;
   Var readout(const State& s) const override { return s[0]; }
   int64_t readout_size() const override { return hidden_; }

@@ -103,11 +103,14 @@ Var gru_update(Var a_z, Var u, Var h, Site site = Site::current());
 // gru_update's VJP: y_bar [B,H] -> [3B,H], the cotangents of a_z, u and h stacked (slices are views).
 Var gru_update_vjp(Var a_z, Var u, Var h, Var y_bar, Site site = Site::current());
 // Recurrences as one node (ops/scan.cc), the steps stacked in rows (step t: rows [t·B, (t+1)·B)):
-// z_t = (u_t + z_prev W) ⊙ a_t + c_t with U, A, C [n·B,H], W [H,H], z0 [B,H] -> Z [n·B,H] (reverse: z_prev =
-// z_{t+1}, the scan runs from the last step);
+// q_t = u_t + z_prev W, z_t = q_t ⊙ a_t + c_t with U, A, C [n·B,H], W [H,H], z0 [B,H] -> [Z; Q] [2·n·B,H]
+// (reverse: z_prev = z_{t+1}, the scan runs from the last step);
 Var linear_scan(Var u, Var w, Var a, Var c, Var z0, bool reverse = false, Site site = Site::current());
-// p_t = u_t + h_prev W, h_t = tanh(p_t): U [n·B,H], W [H,H], h0 [B,H] -> [H; P] [2·n·B,H].
+// p_t = u_t + h_prev W, h_t = tanh(p_t): U [n·B,H], W [H,H], h0 [B,H] -> [H; P] [2·n·B,H]; and the same with
+// logistic or relu units.
 Var tanh_scan(Var u, Var w, Var h0, bool reverse = false, Site site = Site::current());
+Var logistic_scan(Var u, Var w, Var h0, bool reverse = false, Site site = Site::current());
+Var relu_scan(Var u, Var w, Var h0, bool reverse = false, Site site = Site::current());
 // The VJPs of logistic and tanh from their output y in one pass: y_bar y (1 - y) and y_bar (1 - y^2).
 Var logistic_vjp(Var y, Var y_bar, Site site = Site::current());
 Var tanh_vjp(Var y, Var y_bar, Site site = Site::current());

@@ -2,17 +2,24 @@
 // model making those nodes costs as much as running their kernels (docs/results/engine_bench.md). The
 // steps are stacked in rows: step t of a [n·B, H] tensor is rows [t·B, (t+1)·B).
 //
-//   linear_scan(U, W, A, C, z0):  z_t = (u_t + z_prev W) ⊙ a_t + c_t   (z_prev = z_{t-1}, or z_{t+1} reversed;
-//                                 z0 before the first step)
+//   linear_scan(U, W, A, C, z0):  q_t = u_t + z_prev W,  z_t = q_t ⊙ a_t + c_t   (z_prev = z_{t-1}, or z_{t+1}
+//                                 reversed; z0 before the first step); the output stacks [Z; Q] [2·n·B, H]
 //   tanh_scan(U, W, h0):          p_t = u_t + h_prev W,  h_t = tanh(p_t);  the output stacks [H; P] [2·n·B, H]
 //                                 (the pre-activations are structural damping's block; a slice is a view)
+//   logistic_scan, relu_scan:     the same with h_t = logistic(p_t) or relu(p_t) (the IRNN's units)
 //
-// Rules stay graphs, closed under differentiation: tanh_scan's tangent is a linear_scan with a_t = 1 - h_t²,
-// its cotangent a linear_scan run the other way with Wᵀ (c_t carries P's own cotangent); linear_scan's
-// tangent and cotangent are linear_scans again, plus products with the shifted states. Derivations:
-// forward, dz_t = (du_t + z_prev dW + dz_prev W) ⊙ a_t + p_t ⊙ da_t + dc_t with p_t = u_t + z_prev W; reverse,
-// δ_t = z̄_t + s_next Wᵀ and s_t = δ_t ⊙ a_t = (z̄_t + s_next Wᵀ) ⊙ a_t, so ū = S, c̄ = δ, ā = δ ⊙ P,
-// W̄ = Z_prevᵀ S, z̄0 = s_first Wᵀ.
+// Rules stay graphs, closed under differentiation, and each is one scan plus products of whole blocks: the
+// scans keep the states before the elementwise step (Q, P) because every rule needs them, and a rule that
+// recomputed them would pay a second product per step.
+//   unit scan, tangent:    [dH; dP] = linear_scan(dU + H_prev dW, W, e'(P), 0, dh0), e'(p_t) written from h_t
+//                          (1 - h_t², h_t (1 - h_t), 1[h_t > 0]);
+//   unit scan, cotangent:  [S; ·] = linear_scan(H̄, Wᵀ, e'(P), P̄, 0) run the other way: Ū = S,
+//                          W̄ = H_prevᵀ S, h̄0 = s_first Wᵀ;
+//   linear_scan, tangent:  dq_t = du_t + z_prev dW + dz_prev W, dz_t = dq_t ⊙ a_t + q_t ⊙ da_t + dc_t, so
+//                          [dZ; dQ] = linear_scan(dU + Z_prev dW, W, A, Q ⊙ dA + dC, dz0);
+//   linear_scan, cotangent: with δ_t = z̄_t + s_next Wᵀ (z_t's whole cotangent) and s_t = δ_t ⊙ a_t + q̄_t
+//                          (q_t's), [S; Δ] = linear_scan(Z̄, Wᵀ, A, Q̄, 0) run the other way: Ū = S, C̄ = Δ,
+//                          Ā = Δ ⊙ Q, W̄ = Z_prevᵀ S, z̄0 = s_first Wᵀ.
 #include <cstring>
 
 #include <xsimd/xsimd.hpp>
@@ -21,6 +28,7 @@
 #include "ops/families.h"
 #include "ops/fused.h"
 #include "ops/kernels.h"
+#include "ops/logistic_kernel.h"
 
 namespace tg::ops {
 using namespace detail;
@@ -57,31 +65,45 @@ void add_step_product(T* rows, const T* u, const T* prev, const T* w, const Scan
   blas::gemm(false, false, B, H, H, T(1), prev, H, w, H, T(1), rows, H);
 }
 
-// z_t = (u_t + z_prev W) ⊙ a_t + c_t, in scan order; one product of [B,H] by [H,H] per step.
+// q_t = u_t + z_prev W, z_t = q_t ⊙ a_t + c_t in scan order, [Z; Q] stacked; one product of [B,H] by [H,H] a
+// step.
 Tensor linear_scan_forward(const EvalArgs& e) {
   const ScanShape s = scan_shape(e.in[0]->shape(), e.in[4]->shape());
   const bool reverse = e.attrs.ta;
-  Tensor z = Tensor::empty(e.shape, e.dtype);
+  Tensor y = Tensor::empty(e.shape, e.dtype);
   TG_DISPATCH(e.dtype, T, {
     const T *u = e.in[0]->data<T>(), *w = e.in[1]->data<T>(), *a = e.in[2]->data<T>(), *c = e.in[3]->data<T>();
     const T* prev = e.in[4]->data<T>();
-    T* out = z.data<T>();
+    T* z = y.data<T>();
     const int64_t block = s.batch * s.hidden, H = s.hidden;
+    T* q = z + s.steps * block;
     for (int64_t k = 0; k < s.steps; ++k) {
       const int64_t o = step_of(k, s.steps, reverse) * block;
-      add_step_product(out + o, u + o, prev, w, s);
+      add_step_product(q + o, u + o, prev, w, s);
       fused::rows_in_batches<T>(s.batch, H, [&](int64_t r, auto ld, auto st) {
-        const int64_t q = o + r * H;
-        st(out + q, ld(out + q) * ld(a + q) + ld(c + q));
+        const int64_t i = o + r * H;
+        st(z + i, ld(q + i) * ld(a + i) + ld(c + i));
       });
-      prev = out + o;
+      prev = z + o;
     }
   });
-  return z;
+  return y;
 }
 
-// p_t = u_t + h_prev W, h_t = tanh(p_t): [H; P] stacked.
-Tensor tanh_scan_forward(const EvalArgs& e) {
+// The units a scan applies, kept in Attrs::axis. The kernels match the elementwise ops' (tanh, logistic_batch,
+// relu's x > 0 ? x : 0), so a fused recurrence and a stepped one agree to rounding of the products.
+enum class Unit : int { tanh = 0, logistic = 1, relu = 2 };
+
+template <Unit unit, class Batch>
+Batch apply_unit(const Batch& p) {
+  if constexpr (unit == Unit::tanh) return xsimd::tanh(p);
+  else if constexpr (unit == Unit::logistic) return logistic_batch(p);
+  else return xsimd::select(p > Batch(0), p, Batch(0));
+}
+
+// p_t = u_t + h_prev W, h_t = e(p_t): [H; P] stacked.
+template <Unit unit>
+Tensor unit_scan_forward(const EvalArgs& e) {
   const ScanShape s = scan_shape(e.in[0]->shape(), e.in[2]->shape());
   const bool reverse = e.attrs.ta;
   Tensor y = Tensor::empty(e.shape, e.dtype);
@@ -96,7 +118,7 @@ Tensor tanh_scan_forward(const EvalArgs& e) {
       add_step_product(p + o, u + o, prev, w, s);
       fused::rows_in_batches<T>(s.batch, H, [&](int64_t r, auto ld, auto st) {
         const int64_t q = o + r * H;
-        st(h + q, xsimd::tanh(ld(p + q)));
+        st(h + q, apply_unit<unit>(ld(p + q)));
       });
       prev = h + o;
     }
@@ -119,56 +141,61 @@ Var first_step(Var z, int64_t B, bool reverse, Site site) {
 }
 Var or_zeros(Var v, Var like, Site site) { return v.empty() ? zeros_like(like, site) : v; }
 
-// linear_scan: [U, W, A, C, z0]
+// The halves of a stacked [Z; Q] (or [H; P], or their cotangents): views.
+Var upper_half(Var y, Site site) { return slice(y, 0, 0, y.shape()[0] / 2, site); }
+Var lower_half(Var y, Site site) { return slice(y, 0, y.shape()[0] / 2, y.shape()[0], site); }
+
+// linear_scan: [U, W, A, C, z0] -> [Z; Q]
 Var linear_scan_jvp(const RuleArgs& r, std::span<const Var> d) {
   const bool reverse = r.attrs.ta;
-  const Var &u = r.x[0], &w = r.x[1], &a = r.x[2], &z0 = r.x[4];
-  Var zp;  // the states the steps read, made once if a rule needs them
-  auto prev = [&] { return zp.empty() ? (zp = shifted(r.y, z0, reverse, r.site)) : zp; };
-  Var du = d[1].empty() ? d[0] : add(d[0], matmul(prev(), d[1], false, false, r.site), r.site);
+  const Var &u = r.x[0], &w = r.x[1], &z0 = r.x[4];
+  const Var z = upper_half(r.y, r.site);
+  Var du = d[1].empty() ? d[0] : add(d[0], matmul(shifted(z, z0, reverse, r.site), d[1], false, false, r.site), r.site);
   Var dc = d[3];
-  if (!d[2].empty()) dc = add(dc, mul(addmm(u, prev(), w, false, false, r.site), d[2], r.site), r.site);
-  return linear_scan(or_zeros(du, u, r.site), w, a, or_zeros(dc, u, r.site), or_zeros(d[4], z0, r.site), reverse,
+  if (!d[2].empty()) dc = add(dc, mul(lower_half(r.y, r.site), d[2], r.site), r.site);
+  return linear_scan(or_zeros(du, u, r.site), w, r.x[2], or_zeros(dc, u, r.site), or_zeros(d[4], z0, r.site), reverse,
                      r.site);
 }
-void linear_scan_vjp(const RuleArgs& r, Var zb, std::span<const bool> need, std::span<Var> xb) {
+void linear_scan_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
   const bool reverse = r.attrs.ta;
-  const Var &u = r.x[0], &w = r.x[1], &a = r.x[2], &z0 = r.x[4];
+  const Var &w = r.x[1], &a = r.x[2], &z0 = r.x[4];
   const int64_t B = z0.shape()[0];
-  const Var s = linear_scan(zb, transpose(w, r.site), a, zeros_like(u, r.site), zeros_like(z0, r.site), !reverse,
-                            r.site);
-  const Var zp = (need[1] || need[2]) ? shifted(r.y, z0, reverse, r.site) : Var();
+  const Var sd = linear_scan(upper_half(yb, r.site), transpose(w, r.site), a, lower_half(yb, r.site),
+                             zeros_like(z0, r.site), !reverse, r.site);  // [S; Δ]
+  const Var s = upper_half(sd, r.site), delta = lower_half(sd, r.site);
   if (need[0]) xb[0] = s;
-  if (need[1]) xb[1] = matmul(zp, s, true, false, r.site);
-  if (need[2] || need[3]) {
-    const Var delta = addmm(zb, shifted(s, zeros_like(z0, r.site), !reverse, r.site), w, false, true, r.site);
-    if (need[2]) xb[2] = mul(delta, addmm(u, zp, w, false, false, r.site), r.site);
-    if (need[3]) xb[3] = delta;
-  }
+  if (need[1]) xb[1] = matmul(shifted(upper_half(r.y, r.site), z0, reverse, r.site), s, true, false, r.site);
+  if (need[2]) xb[2] = mul(delta, lower_half(r.y, r.site), r.site);
+  if (need[3]) xb[3] = delta;
   if (need[4]) xb[4] = matmul(first_step(s, B, reverse, r.site), w, false, true, r.site);
 }
 
-// tanh_scan: [U, W, h0] -> [H; P]
-Var hidden_part(Var y, Site site) { return slice(y, 0, 0, y.shape()[0] / 2, site); }
-Var tanh_scan_jvp(const RuleArgs& r, std::span<const Var> d) {
+// unit scans: [U, W, h0] -> [H; P]
+// e'(p_t) from h_t = e(p_t). relu's step has a zero derivative, as relu's own rule (ops/elementwise.cc).
+Var unit_slope(const RuleArgs& r, Var h) {
+  switch (static_cast<Unit>(r.attrs.axis)) {
+    case Unit::tanh: return fused::d_tanh(h, r.site);
+    case Unit::logistic: return mul(h, 1.0 - VarAt(h, r.site), r.site);
+    case Unit::relu: break;
+  }
+  return step(h, r.site);
+}
+Var unit_scan_jvp(const RuleArgs& r, std::span<const Var> d) {
   const bool reverse = r.attrs.ta;
   const Var &u = r.x[0], &w = r.x[1], &h0 = r.x[2];
-  const Var h = hidden_part(r.y, r.site);
-  const Var hp = shifted(h, h0, reverse, r.site);
-  const Var du = or_zeros(add(d[0], matmul(hp, d[1], false, false, r.site), r.site), u, r.site);
-  const Var dh0 = or_zeros(d[2], h0, r.site);
-  const Var dh = linear_scan(du, w, fused::d_tanh(h, r.site), zeros_like(u, r.site), dh0, reverse, r.site);
-  const Var parts[] = {dh, addmm(du, shifted(dh, dh0, reverse, r.site), w, false, false, r.site)};
-  return concat(parts, 0, r.site);
+  const Var h = upper_half(r.y, r.site);
+  const Var du = d[1].empty() ? d[0] : add(d[0], matmul(shifted(h, h0, reverse, r.site), d[1], false, false, r.site), r.site);
+  return linear_scan(or_zeros(du, u, r.site), w, unit_slope(r, h), zeros_like(u, r.site), or_zeros(d[2], h0, r.site),
+                     reverse, r.site);  // [dH; dP]
 }
-void tanh_scan_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
+void unit_scan_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
   const bool reverse = r.attrs.ta;
   const Var &w = r.x[1], &h0 = r.x[2];
-  const int64_t rows = r.y.shape()[0] / 2, B = h0.shape()[0];
-  const Var h = hidden_part(r.y, r.site);
-  const Var hb = slice(yb, 0, 0, rows, r.site), pb = slice(yb, 0, rows, 2 * rows, r.site);
-  const Var g = linear_scan(hb, transpose(w, r.site), fused::d_tanh(h, r.site), pb, zeros_like(h0, r.site), !reverse,
-                            r.site);
+  const int64_t B = h0.shape()[0];
+  const Var h = upper_half(r.y, r.site);
+  const Var g = upper_half(linear_scan(upper_half(yb, r.site), transpose(w, r.site), unit_slope(r, h),
+                                       lower_half(yb, r.site), zeros_like(h0, r.site), !reverse, r.site),
+                           r.site);
   if (need[0]) xb[0] = g;
   if (need[1]) xb[1] = matmul(shifted(h, h0, reverse, r.site), g, true, false, r.site);
   if (need[2]) xb[2] = matmul(first_step(g, B, reverse, r.site), w, false, true, r.site);
@@ -176,36 +203,52 @@ void tanh_scan_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std::s
 
 }  // namespace
 
-// [U, W, A, C, z0] -> Z [n·B, H]; attrs.ta: the scan runs from the last step to the first
+// [U, W, A, C, z0] -> [Z; Q] [2·n·B, H]; attrs.ta: the scan runs from the last step to the first
 const Primitive linear_scan_p{"linear_scan", 5,
                               [](std::span<const Shape> s, const Attrs&) {
                                 const Shape same[] = {s[2], s[3]};
                                 check_scan(s[0], s[1], s[4], same);
-                                return s[0];
+                                return Shape{2 * s[0][0], s[0][1]};
                               },
                               linear_scan_forward, linear_scan_jvp, linear_scan_vjp};
-// [U, W, h0] -> [H; P] [2·n·B, H]; attrs.ta as above
-const Primitive tanh_scan_p{"tanh_scan", 3,
-                            [](std::span<const Shape> s, const Attrs&) {
-                              check_scan(s[0], s[1], s[2], {});
-                              return Shape{2 * s[0][0], s[0][1]};
-                            },
-                            tanh_scan_forward, tanh_scan_jvp, tanh_scan_vjp};
+// [U, W, h0] -> [H; P] [2·n·B, H]; attrs.ta as above, attrs.axis the Unit (one primitive per unit, so each has
+// its name in the tape and its own gradient-check rows)
+Shape unit_scan_shape(std::span<const Shape> s, const Attrs&) {
+  check_scan(s[0], s[1], s[2], {});
+  return Shape{2 * s[0][0], s[0][1]};
+}
+const Primitive tanh_scan_p{"tanh_scan", 3, unit_scan_shape, unit_scan_forward<Unit::tanh>, unit_scan_jvp,
+                            unit_scan_vjp};
+const Primitive logistic_scan_p{"logistic_scan", 3, unit_scan_shape, unit_scan_forward<Unit::logistic>,
+                                unit_scan_jvp, unit_scan_vjp};
+const Primitive relu_scan_p{"relu_scan", 3, unit_scan_shape, unit_scan_forward<Unit::relu>, unit_scan_jvp,
+                            unit_scan_vjp};
 
 Var linear_scan(Var u, Var w, Var a, Var c, Var z0, bool reverse, Site site) {
   Attrs at;
   at.ta = reverse;
   return make(linear_scan_p, {u, w, a, c, z0}, at, site);
 }
-Var tanh_scan(Var u, Var w, Var h0, bool reverse, Site site) {
+namespace {
+Var unit_scan(Unit unit, Var u, Var w, Var h0, bool reverse, Site site) {
   Attrs at;
   at.ta = reverse;
-  return make(tanh_scan_p, {u, w, h0}, at, site);
+  at.axis = static_cast<int>(unit);
+  const Primitive& p = unit == Unit::tanh ? tanh_scan_p : unit == Unit::logistic ? logistic_scan_p : relu_scan_p;
+  return make(p, {u, w, h0}, at, site);
 }
+}  // namespace
+Var tanh_scan(Var u, Var w, Var h0, bool reverse, Site site) { return unit_scan(Unit::tanh, u, w, h0, reverse, site); }
+Var logistic_scan(Var u, Var w, Var h0, bool reverse, Site site) {
+  return unit_scan(Unit::logistic, u, w, h0, reverse, site);
+}
+Var relu_scan(Var u, Var w, Var h0, bool reverse, Site site) { return unit_scan(Unit::relu, u, w, h0, reverse, site); }
 
 void register_scan(std::vector<const Primitive*>& r) {
   r.push_back(&linear_scan_p);
   r.push_back(&tanh_scan_p);
+  r.push_back(&logistic_scan_p);
+  r.push_back(&relu_scan_p);
 }
 
 }  // namespace tg::ops

@@ -1,8 +1,8 @@
-// The tanh RNN's fused recurrence (RnnCell::steps: one tanh_scan node, ops/scan.cc) in a graph with
+// The RNN's fused recurrence (RnnCell::steps: one tanh_scan, logistic_scan or relu_scan node, ops/scan.cc) in a graph with
 // GraphOptions::fuse_recurrences, against the same model unrolled a step at a time: loss, gradient, the
 // Gauss-Newton products of the loss's block (per-step logits) and of structural damping's block (per-step
 // pre-activations), float64, for symbol and dense inputs, a learned h_0 and a stability penalty on the
-// states. And where it does not apply: padded batches and models other than tanh units step as before.
+// states. And where it does not apply: padded batches and linear units step as before.
 #include <gtest/gtest.h>
 
 #include "core/linearize.h"
@@ -22,9 +22,12 @@ struct Products {
   int32_t nodes = 0;
 };
 
-int count(const Graph& g, const char* prim) {
+int count_unit_scans(const Graph& g) {
   int n = 0;
-  for (int32_t id = 0; id < g.size(); ++id) n += std::string_view(g.node(id).prim->name) == prim;
+  for (int32_t id = 0; id < g.size(); ++id) {
+    const std::string_view name = g.node(id).prim->name;
+    n += name == "tanh_scan" || name == "logistic_scan" || name == "relu_scan";
+  }
   return n;
 }
 
@@ -44,8 +47,9 @@ Products products(const nlohmann::json& opts, bool fuse, bool masked = false) {
   r.all.push_back(loss.value());
   r.all.push_back(lin.grad_vec().flat());
   r.all.push_back(lin.gnvp(v, ad::Block{out.logits, loss}).flat());
-  r.all.push_back(lin.gnvp(v, ad::Block{out.preact, structural_damping_head(g, "tanh", out.preact)}).flat());
-  r.scans = count(g, "tanh_scan");
+  const std::string unit = opts.value("activation", "tanh");
+  r.all.push_back(lin.gnvp(v, ad::Block{out.preact, structural_damping_head(g, unit, out.preact)}).flat());
+  r.scans = count_unit_scans(g);
   r.nodes = g.size();
   return r;
 }
@@ -65,9 +69,14 @@ TEST(FusedRecurrence, TanhRnnOnSymbolsEqualsTheStepByStepUnroll) {
 TEST(FusedRecurrence, TanhRnnOnDenseInputsWithoutBiasEqualsTheStepByStepUnroll) {
   expect_same({{"vocab", 0}, {"in", 3}, {"out", 2}, {"hidden", 4}, {"bias", false}, {"output", "linear"}}, true);
 }
-TEST(FusedRecurrence, PaddedBatchesAndOtherUnitsStepAsBefore) {
+TEST(FusedRecurrence, ReluAndLogisticRnnsEqualTheStepByStepUnroll) {
+  expect_same({{"vocab", 5}, {"hidden", 4}, {"activation", "relu"}}, true);
+  expect_same({{"vocab", 0}, {"in", 3}, {"out", 2}, {"hidden", 4}, {"activation", "logistic"}, {"output", "linear"}},
+              true);
+}
+TEST(FusedRecurrence, PaddedBatchesStepAsBefore) {
   expect_same({{"vocab", 5}, {"hidden", 4}}, false, /*masked=*/true);
-  expect_same({{"vocab", 5}, {"hidden", 4}, {"activation", "relu"}}, false);
+  expect_same({{"vocab", 5}, {"hidden", 4}, {"activation", "relu"}}, false, /*masked=*/true);
 }
 
 }  // namespace

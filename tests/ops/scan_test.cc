@@ -1,4 +1,4 @@
-// tanh_scan and linear_scan (ops/scan.cc), a recurrence as one node, against the same recurrence unrolled a
+// The unit scans (tanh, logistic, relu) and linear_scan (ops/scan.cc), a recurrence as one node, against the same recurrence unrolled a
 // step at a time in ordinary ops (addmm, tanh, mul, add): values, gradients, Gauss-Newton and Hessian
 // products, both directions, float64 and float32. (Their rules' own gradient checks, to second order, are
 // rows of gradcheck/op_specs.cc.)
@@ -20,33 +20,50 @@ constexpr int64_t kSteps = 5, kBatch = 3, kHidden = 4;
 // The scan's rows of step t (rows [t·B, (t+1)·B)).
 Var step_rows(Var x, int64_t t) { return ops::slice(x, 0, t * kBatch, (t + 1) * kBatch); }
 
-// [H; P] of h_t = tanh(u_t + h_prev W), a node per step.
-Var tanh_unrolled(Var u, Var w, Var h0, bool reverse) {
+enum class Kind { linear, tanh, logistic, relu };
+const char* kind_name(Kind k) {
+  return k == Kind::linear ? "linear_scan" : k == Kind::tanh ? "tanh_scan" : k == Kind::logistic ? "logistic_scan" : "relu_scan";
+}
+Var unit(Kind k, Var p) {
+  return k == Kind::tanh ? ops::tanh(p) : k == Kind::logistic ? ops::logistic(p) : ops::relu(p);
+}
+Var unit_scan(Kind k, Var u, Var w, Var h0, bool reverse) {
+  return k == Kind::tanh       ? ops::tanh_scan(u, w, h0, reverse)
+         : k == Kind::logistic ? ops::logistic_scan(u, w, h0, reverse)
+                               : ops::relu_scan(u, w, h0, reverse);
+}
+
+// [H; P] of h_t = e(u_t + h_prev W), a node per step.
+Var unit_unrolled(Kind kind, Var u, Var w, Var h0, bool reverse) {
   std::vector<Var> h(kSteps), p(kSteps);
   Var prev = h0;
   for (int64_t k = 0; k < kSteps; ++k) {
     const int64_t t = reverse ? kSteps - 1 - k : k;
     p[t] = ops::addmm(step_rows(u, t), prev, w);
-    prev = h[t] = ops::tanh(p[t]);
+    prev = h[t] = unit(kind, p[t]);
   }
   std::vector<Var> all = h;
   all.insert(all.end(), p.begin(), p.end());
   return ops::concat(all, 0);
 }
-// z_t = (u_t + z_prev W) ⊙ a_t + c_t, a node per step.
+// [Z; Q] of q_t = u_t + z_prev W, z_t = q_t ⊙ a_t + c_t, a node per step.
 Var linear_unrolled(Var u, Var w, Var a, Var c, Var z0, bool reverse) {
-  std::vector<Var> z(kSteps);
+  std::vector<Var> z(kSteps), q(kSteps);
   Var prev = z0;
   for (int64_t k = 0; k < kSteps; ++k) {
     const int64_t t = reverse ? kSteps - 1 - k : k;
-    prev = z[t] = ops::add(ops::mul(ops::addmm(step_rows(u, t), prev, w), step_rows(a, t)), step_rows(c, t));
+    q[t] = ops::addmm(step_rows(u, t), prev, w);
+    prev = z[t] = ops::add(ops::mul(q[t], step_rows(a, t)), step_rows(c, t));
   }
-  return ops::concat(z, 0);
+  std::vector<Var> all = z;
+  all.insert(all.end(), q.begin(), q.end());
+  return ops::concat(all, 0);
 }
 
 // The loss Σ sin(y) · y of the recurrence's output (fused or unrolled) and every product of it with respect
 // to all inputs: value, gradient, Gauss-Newton product (block: the output) and Hessian product.
-std::vector<Tensor> products(bool linear, bool fused, bool reverse, DType dt) {
+std::vector<Tensor> products(Kind kind, bool fused, bool reverse, DType dt) {
+  const bool linear = kind == Kind::linear;
   const Shape rows{kSteps * kBatch, kHidden}, w{kHidden, kHidden}, state{kBatch, kHidden};
   std::vector<Shape> shapes = linear ? std::vector<Shape>{rows, w, rows, rows, state} : std::vector<Shape>{rows, w, state};
   const std::vector<Tensor> v = check::random_inputs(shapes, -0.8, 0.8, 21);
@@ -56,7 +73,7 @@ std::vector<Tensor> products(bool linear, bool fused, bool reverse, DType dt) {
   for (const Tensor& t : v) x.push_back(g.input(t.astype(dt)));
   const Var y = linear ? (fused ? ops::linear_scan(x[0], x[1], x[2], x[3], x[4], reverse)
                                 : linear_unrolled(x[0], x[1], x[2], x[3], x[4], reverse))
-                       : (fused ? ops::tanh_scan(x[0], x[1], x[2], reverse) : tanh_unrolled(x[0], x[1], x[2], reverse));
+                       : (fused ? unit_scan(kind, x[0], x[1], x[2], reverse) : unit_unrolled(kind, x[0], x[1], x[2], reverse));
   const Var loss = ops::sum(ops::mul(ops::sin(y), y));
   ad::Linearization lin(x, loss);
   std::vector<Tensor> out{y.value(), loss.value()};
@@ -68,26 +85,43 @@ std::vector<Tensor> products(bool linear, bool fused, bool reverse, DType dt) {
   return out;
 }
 
-void expect_same(bool linear, bool reverse, DType dt, double tol) {
-  const std::vector<Tensor> fused = products(linear, true, reverse, dt), unrolled = products(linear, false, reverse, dt);
+void expect_same(Kind kind, bool reverse, DType dt, double tol) {
+  const std::vector<Tensor> fused = products(kind, true, reverse, dt), unrolled = products(kind, false, reverse, dt);
   ASSERT_EQ(fused.size(), unrolled.size());
   for (size_t i = 0; i < fused.size(); ++i)
     EXPECT_LE(max_abs_diff(fused[i].astype(DType::f64), unrolled[i].astype(DType::f64)), tol)
-        << (linear ? "linear_scan" : "tanh_scan") << (reverse ? " reversed" : "") << " " << dtype_name(dt)
+        << kind_name(kind) << (reverse ? " reversed" : "") << " " << dtype_name(dt)
         << " product " << i;
 }
 
-TEST(Scan, TanhScanEqualsTheUnrolledRecurrence) {
-  for (bool reverse : {false, true}) {
-    expect_same(false, reverse, DType::f64, 1e-13);
-    expect_same(false, reverse, DType::f32, 2e-5);
+TEST(Scan, UnitScansEqualTheUnrolledRecurrence) {
+  for (Kind kind : {Kind::tanh, Kind::logistic, Kind::relu})
+    for (bool reverse : {false, true}) {
+      expect_same(kind, reverse, DType::f64, 1e-13);
+      expect_same(kind, reverse, DType::f32, 2e-5);
+    }
+}
+
+// relu units with some pre-activations negative: the scan's states are zero exactly where the unrolled ones
+// are (the inputs are drawn in [-0.8, 0.8], so about half the units are off at every step).
+TEST(Scan, ReluScanSwitchesUnitsOffWhereReluDoes) {
+  const std::vector<Tensor> v = check::random_inputs({{kSteps * kBatch, kHidden}, {kHidden, kHidden}, {kBatch, kHidden}},
+                                                     -0.8, 0.8, 21);
+  Graph g;
+  const Var u = g.input(v[0]), w = g.input(v[1]), h0 = g.input(v[2]);
+  const Tensor fused = ops::relu_scan(u, w, h0).value(), unrolled = unit_unrolled(Kind::relu, u, w, h0, false).value();
+  int zeros = 0;
+  for (int64_t i = 0; i < kSteps * kBatch * kHidden; ++i) {
+    EXPECT_EQ(fused.data<double>()[i] == 0, unrolled.data<double>()[i] == 0) << i;
+    zeros += fused.data<double>()[i] == 0;
   }
+  EXPECT_GT(zeros, 0);
 }
 
 TEST(Scan, LinearScanEqualsTheUnrolledRecurrence) {
   for (bool reverse : {false, true}) {
-    expect_same(true, reverse, DType::f64, 1e-13);
-    expect_same(true, reverse, DType::f32, 2e-5);
+    expect_same(Kind::linear, reverse, DType::f64, 1e-13);
+    expect_same(Kind::linear, reverse, DType::f32, 2e-5);
   }
 }
 
