@@ -119,7 +119,17 @@ const std::vector<OpSpec>& op_specs() {
       {"logistic_scan", {{6, 3}, {3, 3}, {2, 3}}, -1, 1, [](Graph&, In x) {
          return V{ops::logistic_scan(x[0], x[1], x[2])};
        }},
+      {"logistic_scan_reverse", {{6, 3}, {3, 3}, {2, 3}}, -1, 1, [](Graph&, In x) {
+         return V{ops::logistic_scan(x[0], x[1], x[2], true)};
+       }},
       {"relu_scan", {{6, 3}, {3, 3}, {2, 3}}, -1, 1, [](Graph&, In x) { return V{ops::relu_scan(x[0], x[1], x[2])}; }},
+      // W (and A) constants: rules whose W (A) has no tangent
+      {"tanh_scan_constant_w", {{6, 3}, {2, 3}}, -1, 1, [](Graph& g, In x) {
+         return V{ops::tanh_scan(x[0], data(g, {3, 3}, -1, 1, 19), x[1])};
+       }},
+      {"linear_scan_constant_w_a", {{6, 3}, {6, 3}, {2, 3}}, -1, 1, [](Graph& g, In x) {
+         return V{ops::linear_scan(x[0], data(g, {3, 3}, -1, 1, 19), data(g, {6, 3}, -1, 1, 20), x[1], x[2])};
+       }},
       {"relu_scan_reverse", {{6, 3}, {3, 3}, {2, 3}}, -1, 1, [](Graph&, In x) {
          return V{ops::relu_scan(x[0], x[1], x[2], true)};
        }},

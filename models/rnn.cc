@@ -19,13 +19,18 @@ Step RnnCell::step(Graph& g, const StepInput& x, const State& s) const {
 }
 
 std::vector<Step> RnnCell::steps(Graph& g, std::span<const StepInput> x, const State& s) const {
-  if (activation_ == Activation::linear || x.size() < 2) return {};
+  Var (*scan)(Var, Var, Var, bool, Site) = nullptr;
+  switch (activation_) {
+    case Activation::tanh: scan = ops::tanh_scan; break;
+    case Activation::logistic: scan = ops::logistic_scan; break;
+    case Activation::relu: scan = ops::relu_scan; break;
+    case Activation::linear: return {};  // no scan of its own: it steps
+  }
+  if (x.size() < 2) return {};
   const Var u = project_all(g, x, w_hx_, b_h_);
   if (u.empty()) return {};
-  const Var hp = activation_ == Activation::tanh       ? ops::tanh_scan(u, g[w_hh_], s[0])
-                 : activation_ == Activation::logistic ? ops::logistic_scan(u, g[w_hh_], s[0])
-                                                       : ops::relu_scan(u, g[w_hh_], s[0]);
-  // [H; P]: step t's h and u are rows of each half
+  const Var hp = scan(u, g[w_hh_], s[0], false, Site::current());
+  // [H; P]: step t's h and pre-activation u (the scan's p) are rows of each half
   const int64_t n = static_cast<int64_t>(x.size()), B = s[0].shape()[0];
   std::vector<Step> out;
   out.reserve(x.size());

@@ -13,7 +13,8 @@
 // recomputed them would pay a second product per step.
 //   unit scan, tangent:    [dH; dP] = linear_scan(dU + H_prev dW, W, e'(P), 0, dh0), e'(p_t) written from h_t
 //                          (1 - h_t², h_t (1 - h_t), 1[h_t > 0]);
-//   unit scan, cotangent:  [S; ·] = linear_scan(H̄, Wᵀ, e'(P), P̄, 0) run the other way: Ū = S,
+//   unit scan, cotangent:  with s_t p_t's whole cotangent, [S; ·] = linear_scan(H̄, Wᵀ, e'(P), P̄, 0) run the
+//                          other way (its Q half, H's whole cotangents, goes unused): Ū = S,
 //                          W̄ = H_prevᵀ S, h̄0 = s_first Wᵀ;
 //   linear_scan, tangent:  dq_t = du_t + z_prev dW + dz_prev W, dz_t = dq_t ⊙ a_t + q_t ⊙ da_t + dc_t, so
 //                          [dZ; dQ] = linear_scan(dU + Z_prev dW, W, A, Q ⊙ dA + dC, dz0);
@@ -90,7 +91,7 @@ Tensor linear_scan_forward(const EvalArgs& e) {
   return y;
 }
 
-// The units a scan applies, kept in Attrs::axis. The kernels match the elementwise ops' (tanh, logistic_batch,
+// The units a scan applies (a template argument of its kernel and rules). The kernels match the elementwise ops' (tanh, logistic_batch,
 // relu's x > 0 ? x : 0), so a fused recurrence and a stepped one agree to rounding of the products.
 enum class Unit : int { tanh = 0, logistic = 1, relu = 2 };
 
@@ -171,34 +172,37 @@ void linear_scan_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std:
 }
 
 // unit scans: [U, W, h0] -> [H; P]
-// e'(p_t) from h_t = e(p_t). relu's step has a zero derivative, as relu's own rule (ops/elementwise.cc).
-Var unit_slope(const RuleArgs& r, Var h) {
-  switch (static_cast<Unit>(r.attrs.axis)) {
-    case Unit::tanh: return fused::d_tanh(h, r.site);
-    case Unit::logistic: return mul(h, 1.0 - VarAt(h, r.site), r.site);
-    case Unit::relu: break;
-  }
-  return step(h, r.site);
+// e'(p_t) from h_t = e(p_t). relu: 1[h_t > 0] = 1[p_t > 0] for every p_t (0 at p_t = 0, as relu's own rule,
+// ops/elementwise.cc), and step's derivative is zero.
+template <Unit unit>
+Var unit_slope(Var h, Site site) {
+  if constexpr (unit == Unit::tanh) return fused::d_tanh(h, site);
+  else if constexpr (unit == Unit::logistic) return fused::d_logistic(h, site);
+  else return step(h, site);
 }
+template <Unit unit>
 Var unit_scan_jvp(const RuleArgs& r, std::span<const Var> d) {
   const bool reverse = r.attrs.ta;
   const Var &u = r.x[0], &w = r.x[1], &h0 = r.x[2];
   const Var h = upper_half(r.y, r.site);
   const Var du = d[1].empty() ? d[0] : add(d[0], matmul(shifted(h, h0, reverse, r.site), d[1], false, false, r.site), r.site);
-  return linear_scan(or_zeros(du, u, r.site), w, unit_slope(r, h), zeros_like(u, r.site), or_zeros(d[2], h0, r.site),
-                     reverse, r.site);  // [dH; dP]
+  return linear_scan(or_zeros(du, u, r.site), w, unit_slope<unit>(h, r.site), zeros_like(u, r.site),
+                     or_zeros(d[2], h0, r.site), reverse, r.site);  // [dH; dP]
 }
+// S, the whole cotangents of P, is the Z half of a reverse linear_scan; its Q half (H's whole cotangents) is
+// not needed.
+template <Unit unit>
 void unit_scan_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
   const bool reverse = r.attrs.ta;
   const Var &w = r.x[1], &h0 = r.x[2];
   const int64_t B = h0.shape()[0];
   const Var h = upper_half(r.y, r.site);
-  const Var g = upper_half(linear_scan(upper_half(yb, r.site), transpose(w, r.site), unit_slope(r, h),
+  const Var s = upper_half(linear_scan(upper_half(yb, r.site), transpose(w, r.site), unit_slope<unit>(h, r.site),
                                        lower_half(yb, r.site), zeros_like(h0, r.site), !reverse, r.site),
                            r.site);
-  if (need[0]) xb[0] = g;
-  if (need[1]) xb[1] = matmul(shifted(h, h0, reverse, r.site), g, true, false, r.site);
-  if (need[2]) xb[2] = matmul(first_step(g, B, reverse, r.site), w, false, true, r.site);
+  if (need[0]) xb[0] = s;
+  if (need[1]) xb[1] = matmul(shifted(h, h0, reverse, r.site), s, true, false, r.site);
+  if (need[2]) xb[2] = matmul(first_step(s, B, reverse, r.site), w, false, true, r.site);
 }
 
 }  // namespace
@@ -211,18 +215,18 @@ const Primitive linear_scan_p{"linear_scan", 5,
                                 return Shape{2 * s[0][0], s[0][1]};
                               },
                               linear_scan_forward, linear_scan_jvp, linear_scan_vjp};
-// [U, W, h0] -> [H; P] [2·n·B, H]; attrs.ta as above, attrs.axis the Unit (one primitive per unit, so each has
-// its name in the tape and its own gradient-check rows)
+// [U, W, h0] -> [H; P] [2·n·B, H]; attrs.ta as above (one primitive per unit, so each has its name in the
+// tape and its own gradient-check rows)
 Shape unit_scan_shape(std::span<const Shape> s, const Attrs&) {
   check_scan(s[0], s[1], s[2], {});
   return Shape{2 * s[0][0], s[0][1]};
 }
-const Primitive tanh_scan_p{"tanh_scan", 3, unit_scan_shape, unit_scan_forward<Unit::tanh>, unit_scan_jvp,
-                            unit_scan_vjp};
+const Primitive tanh_scan_p{"tanh_scan", 3, unit_scan_shape, unit_scan_forward<Unit::tanh>, unit_scan_jvp<Unit::tanh>,
+                            unit_scan_vjp<Unit::tanh>};
 const Primitive logistic_scan_p{"logistic_scan", 3, unit_scan_shape, unit_scan_forward<Unit::logistic>,
-                                unit_scan_jvp, unit_scan_vjp};
-const Primitive relu_scan_p{"relu_scan", 3, unit_scan_shape, unit_scan_forward<Unit::relu>, unit_scan_jvp,
-                            unit_scan_vjp};
+                                unit_scan_jvp<Unit::logistic>, unit_scan_vjp<Unit::logistic>};
+const Primitive relu_scan_p{"relu_scan", 3, unit_scan_shape, unit_scan_forward<Unit::relu>, unit_scan_jvp<Unit::relu>,
+                            unit_scan_vjp<Unit::relu>};
 
 Var linear_scan(Var u, Var w, Var a, Var c, Var z0, bool reverse, Site site) {
   Attrs at;
@@ -230,19 +234,17 @@ Var linear_scan(Var u, Var w, Var a, Var c, Var z0, bool reverse, Site site) {
   return make(linear_scan_p, {u, w, a, c, z0}, at, site);
 }
 namespace {
-Var unit_scan(Unit unit, Var u, Var w, Var h0, bool reverse, Site site) {
+Var unit_scan(const Primitive& p, Var u, Var w, Var h0, bool reverse, Site site) {
   Attrs at;
   at.ta = reverse;
-  at.axis = static_cast<int>(unit);
-  const Primitive& p = unit == Unit::tanh ? tanh_scan_p : unit == Unit::logistic ? logistic_scan_p : relu_scan_p;
   return make(p, {u, w, h0}, at, site);
 }
 }  // namespace
-Var tanh_scan(Var u, Var w, Var h0, bool reverse, Site site) { return unit_scan(Unit::tanh, u, w, h0, reverse, site); }
+Var tanh_scan(Var u, Var w, Var h0, bool reverse, Site site) { return unit_scan(tanh_scan_p, u, w, h0, reverse, site); }
 Var logistic_scan(Var u, Var w, Var h0, bool reverse, Site site) {
-  return unit_scan(Unit::logistic, u, w, h0, reverse, site);
+  return unit_scan(logistic_scan_p, u, w, h0, reverse, site);
 }
-Var relu_scan(Var u, Var w, Var h0, bool reverse, Site site) { return unit_scan(Unit::relu, u, w, h0, reverse, site); }
+Var relu_scan(Var u, Var w, Var h0, bool reverse, Site site) { return unit_scan(relu_scan_p, u, w, h0, reverse, site); }
 
 void register_scan(std::vector<const Primitive*>& r) {
   r.push_back(&linear_scan_p);

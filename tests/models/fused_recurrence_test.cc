@@ -2,7 +2,7 @@
 // GraphOptions::fuse_recurrences, against the same model unrolled a step at a time: loss, gradient, the
 // Gauss-Newton products of the loss's block (per-step logits) and of structural damping's block (per-step
 // pre-activations), float64, for symbol and dense inputs, a learned h_0 and a stability penalty on the
-// states. And where it does not apply: padded batches and linear units step as before.
+// states. And where it does not apply: padded batches step as before.
 #include <gtest/gtest.h>
 
 #include "core/linearize.h"

@@ -61,12 +61,18 @@ Var linear_unrolled(Var u, Var w, Var a, Var c, Var z0, bool reverse) {
 }
 
 // The loss Σ sin(y) · y of the recurrence's output (fused or unrolled) and every product of it with respect
-// to all inputs: value, gradient, Gauss-Newton product (block: the output) and Hessian product.
-std::vector<Tensor> products(Kind kind, bool fused, bool reverse, DType dt) {
+// to all inputs: value, gradient, Gauss-Newton product (block: the output) and Hessian product. zero_start:
+// a unit scan's h0 and first step's inputs are zeros, so its first pre-activations are exactly 0.
+std::vector<Tensor> products(Kind kind, bool fused, bool reverse, DType dt, bool zero_start = false) {
   const bool linear = kind == Kind::linear;
   const Shape rows{kSteps * kBatch, kHidden}, w{kHidden, kHidden}, state{kBatch, kHidden};
   std::vector<Shape> shapes = linear ? std::vector<Shape>{rows, w, rows, rows, state} : std::vector<Shape>{rows, w, state};
-  const std::vector<Tensor> v = check::random_inputs(shapes, -0.8, 0.8, 21);
+  std::vector<Tensor> v = check::random_inputs(shapes, -0.8, 0.8, 21);
+  if (zero_start && !linear) {
+    const int64_t first = reverse ? kSteps - 1 : 0;
+    for (int64_t i = first * kBatch * kHidden; i < (first + 1) * kBatch * kHidden; ++i) v[0].data<double>()[i] = 0;
+    v[2] = Tensor::zeros(state, DType::f64);
+  }
   const std::vector<Tensor> dirs = check::random_inputs(shapes, -1, 1, 22);
   Graph g;
   std::vector<Var> x;
@@ -102,20 +108,20 @@ TEST(Scan, UnitScansEqualTheUnrolledRecurrence) {
     }
 }
 
-// relu units with some pre-activations negative: the scan's states are zero exactly where the unrolled ones
-// are (the inputs are drawn in [-0.8, 0.8], so about half the units are off at every step).
-TEST(Scan, ReluScanSwitchesUnitsOffWhereReluDoes) {
-  const std::vector<Tensor> v = check::random_inputs({{kSteps * kBatch, kHidden}, {kHidden, kHidden}, {kBatch, kHidden}},
-                                                     -0.8, 0.8, 21);
-  Graph g;
-  const Var u = g.input(v[0]), w = g.input(v[1]), h0 = g.input(v[2]);
-  const Tensor fused = ops::relu_scan(u, w, h0).value(), unrolled = unit_unrolled(Kind::relu, u, w, h0, false).value();
-  int zeros = 0;
-  for (int64_t i = 0; i < kSteps * kBatch * kHidden; ++i) {
-    EXPECT_EQ(fused.data<double>()[i] == 0, unrolled.data<double>()[i] == 0) << i;
-    zeros += fused.data<double>()[i] == 0;
+// relu units whose first pre-activations are exactly 0 (h0 and the first step's inputs zeros): the scan's
+// slope there is relu's own (0 at 0), so every product equals the unrolled relu's; and units are off where
+// relu's are.
+TEST(Scan, ReluScanAtExactlyZeroIsReluThere) {
+  for (bool reverse : {false, true}) {
+    const std::vector<Tensor> fused = products(Kind::relu, true, reverse, DType::f64, /*zero_start=*/true);
+    const std::vector<Tensor> unrolled = products(Kind::relu, false, reverse, DType::f64, /*zero_start=*/true);
+    ASSERT_EQ(fused.size(), unrolled.size());
+    for (size_t i = 0; i < fused.size(); ++i)
+      EXPECT_LE(max_abs_diff(fused[i], unrolled[i]), 1e-13) << (reverse ? "reversed " : "") << "product " << i;
+    int zeros = 0;
+    for (int64_t i = 0; i < 2 * kSteps * kBatch * kHidden; ++i) zeros += fused[0].data<double>()[i] == 0;
+    EXPECT_GT(zeros, kBatch * kHidden);  // the first step's units and more
   }
-  EXPECT_GT(zeros, 0);
 }
 
 TEST(Scan, LinearScanEqualsTheUnrolledRecurrence) {
