@@ -92,13 +92,8 @@ class Cell {
   // All of x's steps at once from state s, for a cell with a fused recurrence (one node for the whole
   // sequence instead of ~10 a step: what a small model's step costs, issue 25 item 5): the steps' results
   // in order, the same as step() would give. Empty: this cell or these inputs have no fused form, and the
-  // caller steps. Called for batches without padding masks, and for padded ones when the cell says
-  // fuses_padded_steps() and every sequence's padding is a suffix: the caller then carries each ended
-  // sequence's state over (carry_over), and what the fused steps compute past a sequence's end is weighted 0.
+  // caller steps. Only called for batches without padding masks (whose steps carry the state over).
   virtual std::vector<Step> steps(Graph&, std::span<const StepInput>, const State&) const { return {}; }
-  // Whether steps() may run past a sequence's end: its states stay finite there (bounded units), so the
-  // carry-over's weight 0 leaves them out exactly (0 × inf would be NaN).
-  virtual bool fuses_padded_steps() const { return false; }
   virtual Var readout(const State& s) const = 0;  // [B, readout_size()]: what the output layer reads
   virtual int64_t readout_size() const = 0;
   // [B, H]: the memory cell c of the LSTM family (what a stability penalty with on = cell reads);

@@ -92,24 +92,6 @@ void check_sequence(const Sequence& xs, const IoSizes& io, const std::string& mo
   }
 }
 
-namespace {
-// Whether every sequence's mask over steps [begin, end) is ones then zeros (a sequence that ended stays ended).
-bool padding_is_a_suffix(const std::vector<Tensor>& mask, int64_t begin, int64_t end) {
-  const int64_t B = mask.at(static_cast<size_t>(begin)).size();
-  std::vector<char> ended(static_cast<size_t>(B), 0);
-  for (int64_t t = begin; t < end; ++t) {
-    const Tensor m = mask[static_cast<size_t>(t)].astype(DType::f64);
-    for (int64_t b = 0; b < B; ++b) {
-      const double v = m.data<double>()[b];
-      if (v != 0.0 && v != 1.0) return false;  // a weight, not a mask: step
-      if (v == 1.0 && ended[static_cast<size_t>(b)]) return false;
-      if (v == 0.0) ended[static_cast<size_t>(b)] = 1;
-    }
-  }
-  return true;
-}
-}  // namespace
-
 Outputs unroll_cell(Graph& g, const Cell& cell, const OutputLayer& head, const Sequence& xs, const IoSizes& io,
                     const std::string& scope) {
   State s;
@@ -132,11 +114,9 @@ Outputs unroll_cell_steps(Graph& g, const Cell& cell, const OutputLayer& head, c
   };
   const std::vector<StepInput> x = step_inputs(g, xs, begin, end, dt);
   std::vector<Var> preact, hidden, reads;  // per step: what Outputs records, what the output layer reads
-  // the whole recurrence as one node where the graph allows it and the cell has one; in a padded batch the
-  // steps below still carry each ended sequence's state over, which is exact when the padding is a suffix
-  // (no real step after a padded one) and the cell's states past the end stay finite
-  const bool fuse = g.options().fuse_recurrences &&
-                    (xs.mask.empty() || (cell.fuses_padded_steps() && padding_is_a_suffix(xs.mask, begin, end)));
+  // the whole recurrence as one node where the graph allows it and the cell has one (a padded step must
+  // carry the state over)
+  const bool fuse = g.options().fuse_recurrences && xs.mask.empty();
   const std::vector<Step> fused = fuse ? cell.steps(g, x, s) : std::vector<Step>{};
   for (int64_t t = begin; t < end; ++t) {
     ScopeGuard step_scope(g, scope + "/t", static_cast<long>(t));

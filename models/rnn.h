@@ -24,10 +24,6 @@ class RnnCell final : public Cell {
   Step step(Graph& g, const StepInput& x, const State& s) const override;
   // tanh, logistic and relu units: the recurrence as one scan node (ops/scan.cc) over stacked inputs
   std::vector<Step> steps(Graph& g, std::span<const StepInput> x, const State& s) const override;
-  // tanh and logistic states are bounded; relu's can overflow past a sequence's end
-  bool fuses_padded_steps() const override {
-    return activation_ == Activation::tanh || activation_ == Activation::logistic;
-  }
   Var readout(const State& s) const override { return s[0]; }
   int64_t readout_size() const override { return hidden_; }
 

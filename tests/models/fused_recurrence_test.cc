@@ -2,8 +2,7 @@
 // GraphOptions::fuse_recurrences, against the same model unrolled a step at a time: loss, gradient, the
 // Gauss-Newton products of the loss's block (per-step logits) and of structural damping's block (per-step
 // pre-activations), float64, for symbol and dense inputs, a learned h_0 and a stability penalty on the
-// states, with and without padding at the sequences' ends. And where it does not apply: padded batches of relu
-// units step as before.
+// states. And where it does not apply: padded batches step as before.
 #include <gtest/gtest.h>
 
 #include "core/linearize.h"
@@ -36,10 +35,6 @@ Products products(const nlohmann::json& opts, bool fuse, bool masked = false) {
   auto m = check::make_model(check::ModelSpec{"rnn", "rnn", opts}, 3);
   check::TinyBatch b = check::tiny_batch(*m, 6, 3, 5);
   if (!masked) b.xs.mask.clear();
-  // masked: the last sequence ends after 3 of the 6 steps, the second after 5 (the scan runs on past both)
-  for (size_t t = 0; masked && t < 6; ++t)
-    for (auto [seq, length] : {std::pair<int64_t, size_t>{2, 3}, {1, 5}})
-      if (t >= length) b.xs.mask[t].data<double>()[seq] = b.ys.mask[t].data<double>()[seq] = 0;
   Graph g(GraphOptions{.fuse_recurrences = fuse});
   g.bind(m->params());
   Outputs out = m->unroll(g, b.xs);
@@ -53,9 +48,7 @@ Products products(const nlohmann::json& opts, bool fuse, bool masked = false) {
   r.all.push_back(lin.grad_vec().flat());
   r.all.push_back(lin.gnvp(v, ad::Block{out.logits, loss}).flat());
   const std::string unit = opts.value("activation", "tanh");
-  // the head weights each step by its input mask, as the objective's does (models/objective.cc): past a
-  // sequence's end the fused scan's pre-activations are not the stepped graph's, and count for nothing
-  r.all.push_back(lin.gnvp(v, ad::Block{out.preact, structural_damping_head(g, unit, out.preact, b.xs.mask)}).flat());
+  r.all.push_back(lin.gnvp(v, ad::Block{out.preact, structural_damping_head(g, unit, out.preact)}).flat());
   r.scans = count_unit_scans(g);
   r.nodes = g.size();
   return r;
@@ -81,13 +74,8 @@ TEST(FusedRecurrence, ReluAndLogisticRnnsEqualTheStepByStepUnroll) {
   expect_same({{"vocab", 0}, {"in", 3}, {"out", 2}, {"hidden", 4}, {"activation", "logistic"}, {"output", "linear"}},
               true);
 }
-// Padding at the end of sequences: tanh and logistic units fuse (the steps carry each ended sequence's state
-// over, and what the scan computes past the end is weighted 0); relu units, whose states past the end could
-// overflow, step.
-TEST(FusedRecurrence, PaddedBatchesOfBoundedUnitsEqualTheStepByStepUnroll) {
-  expect_same({{"vocab", 5}, {"hidden", 4}}, true, /*masked=*/true);
-  expect_same({{"vocab", 0}, {"in", 3}, {"out", 2}, {"hidden", 4}, {"activation", "logistic"}, {"output", "linear"}},
-              true, /*masked=*/true);
+TEST(FusedRecurrence, PaddedBatchesStepAsBefore) {
+  expect_same({{"vocab", 5}, {"hidden", 4}}, false, /*masked=*/true);
   expect_same({{"vocab", 5}, {"hidden", 4}, {"activation", "relu"}}, false, /*masked=*/true);
 }
 
