@@ -103,6 +103,11 @@ bool is_leaf(Var v) { return v.empty() || v.graph()->node(v.id()).in.empty(); }
 // slower with its lookups and biases stacked). GEMMs are stacked at any size.
 constexpr int64_t kStackedElementwiseLimit = 1 << 16;
 
+// How many rows s stacked: all its steps' lookups or dense rows.
+int64_t stacked_row_count(const StackedRows& s) {
+  return s.symbols ? static_cast<int64_t>(s.symbols->size()) : s.rows.shape()[0];
+}
+
 // Whether x, step i of s, still holds what s stacked for it (a StepInput replaced since is projected alone).
 bool holds_stacked(const StackedRows& s, const StepInput& x, size_t i) {
   return s.symbols ? i < s.step_symbols.size() && x.symbols == s.step_symbols[i]
@@ -115,7 +120,7 @@ Var project_affine(const StepInput& x, Var w, Var b, Site site) {
   if (!x.stacked || !is_leaf(w) || !is_leaf(b)) return project_step(x, w, b, site);
   StackedRows& s = *x.stacked;
   if (!holds_stacked(s, x, static_cast<size_t>(x.t - s.first))) return project_step(x, w, b, site);
-  const int64_t results = (s.symbols ? static_cast<int64_t>(s.symbols->size()) : s.rows.shape()[0]) * w.shape()[1];
+  const int64_t results = stacked_row_count(s) * w.shape()[1];
   const bool small = results <= kStackedElementwiseLimit;
   if (s.symbols && !small) {
     // A one-hot row selects one row of W, so x W + b = x (W + b): the bias is added once to W's [V, n]
@@ -160,7 +165,7 @@ Var project_all(Graph& g, std::span<const StepInput> x, ParamId w, ParamId b, Si
       return {};
   }
   const int64_t rows = static_cast<int64_t>(x.size()) * s.batch;
-  if ((s.symbols ? static_cast<int64_t>(s.symbols->size()) : s.rows.shape()[0]) != rows) return {};
+  if (stacked_row_count(s) != rows) return {};
   if (s.symbols) {  // with a bias, x (W + b) when W has fewer rows than the lookups (as project_affine)
     const bool fold = b.index >= 0 && g[w].shape()[0] < rows;
     const Var all = ops::gather_rows(fold ? ops::add(g[w], g[b], site) : g[w], s.symbols, site);

@@ -66,33 +66,40 @@ void add_step_product(T* rows, const T* u, const T* prev, const T* w, const Scan
   blas::gemm(false, false, B, H, H, T(1), prev, H, w, H, T(1), rows, H);
 }
 
-// q_t = u_t + z_prev W, z_t = q_t ⊙ a_t + c_t in scan order, [Z; Q] stacked; one product of [B,H] by [H,H] a
-// step.
+// Every scan's loop, in scan order: q_t = u_t + z_prev W into the lower half of y ([Z; Q]), then z_t into the
+// upper half from `finish(ld, q_t, i)`, an xsimd batch of q_t's row elements starting at flat index i (ld loads
+// another input's batch there); z_t is the state the next step reads. One product of [B,H] by [H,H] a step.
+template <class T, class Finish>
+void run_scan(const T* u, const T* w, const T* z0, T* y, const ScanShape& s, bool reverse, Finish finish) {
+  const int64_t block = s.batch * s.hidden, H = s.hidden;
+  T* q = y + s.steps * block;
+  const T* prev = z0;
+  for (int64_t k = 0; k < s.steps; ++k) {
+    const int64_t o = step_of(k, s.steps, reverse) * block;
+    add_step_product(q + o, u + o, prev, w, s);
+    fused::rows_in_batches<T>(s.batch, H, [&](int64_t r, auto ld, auto st) {
+      const int64_t i = o + r * H;
+      st(y + i, finish(ld, ld(q + i), i));
+    });
+    prev = y + o;
+  }
+}
+
+// q_t = u_t + z_prev W, z_t = q_t ⊙ a_t + c_t: [Z; Q] stacked.
 Tensor linear_scan_forward(const EvalArgs& e) {
   const ScanShape s = scan_shape(e.in[0]->shape(), e.in[4]->shape());
-  const bool reverse = e.attrs.ta;
   Tensor y = Tensor::empty(e.shape, e.dtype);
   TG_DISPATCH(e.dtype, T, {
-    const T *u = e.in[0]->data<T>(), *w = e.in[1]->data<T>(), *a = e.in[2]->data<T>(), *c = e.in[3]->data<T>();
-    const T* prev = e.in[4]->data<T>();
-    T* z = y.data<T>();
-    const int64_t block = s.batch * s.hidden, H = s.hidden;
-    T* q = z + s.steps * block;
-    for (int64_t k = 0; k < s.steps; ++k) {
-      const int64_t o = step_of(k, s.steps, reverse) * block;
-      add_step_product(q + o, u + o, prev, w, s);
-      fused::rows_in_batches<T>(s.batch, H, [&](int64_t r, auto ld, auto st) {
-        const int64_t i = o + r * H;
-        st(z + i, ld(q + i) * ld(a + i) + ld(c + i));
-      });
-      prev = z + o;
-    }
+    const T *a = e.in[2]->data<T>(), *c = e.in[3]->data<T>();
+    run_scan<T>(e.in[0]->data<T>(), e.in[1]->data<T>(), e.in[4]->data<T>(), y.data<T>(), s, e.attrs.ta,
+                [&](auto ld, auto q, int64_t i) { return q * ld(a + i) + ld(c + i); });
   });
   return y;
 }
 
-// The units a scan applies (a template argument of its kernel and rules). The kernels match the elementwise ops' (tanh, logistic_batch,
-// relu's x > 0 ? x : 0), so a fused recurrence and a stepped one agree to rounding of the products.
+// The units a scan applies (a template argument of its kernel and rules). The kernels match the elementwise
+// ops' (tanh, logistic_batch, relu's x > 0 ? x : 0), so a fused recurrence and a stepped one agree to rounding
+// of the products.
 enum class Unit : int { tanh = 0, logistic = 1, relu = 2 };
 
 template <Unit unit, class Batch>
@@ -106,23 +113,10 @@ Batch apply_unit(const Batch& p) {
 template <Unit unit>
 Tensor unit_scan_forward(const EvalArgs& e) {
   const ScanShape s = scan_shape(e.in[0]->shape(), e.in[2]->shape());
-  const bool reverse = e.attrs.ta;
   Tensor y = Tensor::empty(e.shape, e.dtype);
   TG_DISPATCH(e.dtype, T, {
-    const T *u = e.in[0]->data<T>(), *w = e.in[1]->data<T>();
-    const T* prev = e.in[2]->data<T>();
-    T* h = y.data<T>();
-    const int64_t block = s.batch * s.hidden, H = s.hidden;
-    T* p = h + s.steps * block;
-    for (int64_t k = 0; k < s.steps; ++k) {
-      const int64_t o = step_of(k, s.steps, reverse) * block;
-      add_step_product(p + o, u + o, prev, w, s);
-      fused::rows_in_batches<T>(s.batch, H, [&](int64_t r, auto ld, auto st) {
-        const int64_t q = o + r * H;
-        st(h + q, apply_unit<unit>(ld(p + q)));
-      });
-      prev = h + o;
-    }
+    run_scan<T>(e.in[0]->data<T>(), e.in[1]->data<T>(), e.in[2]->data<T>(), y.data<T>(), s, e.attrs.ta,
+                [](auto, auto p, int64_t) { return apply_unit<unit>(p); });
   });
   return y;
 }
@@ -146,12 +140,25 @@ Var or_zeros(Var v, Var like, Site site) { return v.empty() ? zeros_like(like, s
 Var upper_half(Var y, Site site) { return slice(y, 0, 0, y.shape()[0] / 2, site); }
 Var lower_half(Var y, Site site) { return slice(y, 0, y.shape()[0] / 2, y.shape()[0], site); }
 
+// Pieces every scan's rules share, with Z the states (H for a unit scan) and z0 the initial state.
+// dU + Z_prev dW: the tangent that drives the tangent scan (dW empty: W has none).
+Var driven_tangent(Var du, Var dw, Var z, Var z0, bool reverse, Site site) {
+  return dw.empty() ? du : add(du, matmul(shifted(z, z0, reverse, site), dw, false, false, site), site);
+}
+// W̄ = Z_prevᵀ S and z̄0 = s_first Wᵀ from S, the cotangents of the pre-step states.
+Var weight_cotangent(Var z, Var z0, Var s, bool reverse, Site site) {
+  return matmul(shifted(z, z0, reverse, site), s, true, false, site);
+}
+Var initial_cotangent(Var s, Var w, int64_t batch, bool reverse, Site site) {
+  return matmul(first_step(s, batch, reverse, site), w, false, true, site);
+}
+
 // linear_scan: [U, W, A, C, z0] -> [Z; Q]
 Var linear_scan_jvp(const RuleArgs& r, std::span<const Var> d) {
   const bool reverse = r.attrs.ta;
   const Var &u = r.x[0], &w = r.x[1], &z0 = r.x[4];
   const Var z = upper_half(r.y, r.site);
-  Var du = d[1].empty() ? d[0] : add(d[0], matmul(shifted(z, z0, reverse, r.site), d[1], false, false, r.site), r.site);
+  const Var du = driven_tangent(d[0], d[1], z, z0, reverse, r.site);
   Var dc = d[3];
   if (!d[2].empty()) dc = add(dc, mul(lower_half(r.y, r.site), d[2], r.site), r.site);
   return linear_scan(or_zeros(du, u, r.site), w, r.x[2], or_zeros(dc, u, r.site), or_zeros(d[4], z0, r.site), reverse,
@@ -165,10 +172,10 @@ void linear_scan_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std:
                              zeros_like(z0, r.site), !reverse, r.site);  // [S; Δ]
   const Var s = upper_half(sd, r.site), delta = lower_half(sd, r.site);
   if (need[0]) xb[0] = s;
-  if (need[1]) xb[1] = matmul(shifted(upper_half(r.y, r.site), z0, reverse, r.site), s, true, false, r.site);
+  if (need[1]) xb[1] = weight_cotangent(upper_half(r.y, r.site), z0, s, reverse, r.site);
   if (need[2]) xb[2] = mul(delta, lower_half(r.y, r.site), r.site);
   if (need[3]) xb[3] = delta;
-  if (need[4]) xb[4] = matmul(first_step(s, B, reverse, r.site), w, false, true, r.site);
+  if (need[4]) xb[4] = initial_cotangent(s, w, B, reverse, r.site);
 }
 
 // unit scans: [U, W, h0] -> [H; P]
@@ -185,7 +192,7 @@ Var unit_scan_jvp(const RuleArgs& r, std::span<const Var> d) {
   const bool reverse = r.attrs.ta;
   const Var &u = r.x[0], &w = r.x[1], &h0 = r.x[2];
   const Var h = upper_half(r.y, r.site);
-  const Var du = d[1].empty() ? d[0] : add(d[0], matmul(shifted(h, h0, reverse, r.site), d[1], false, false, r.site), r.site);
+  const Var du = driven_tangent(d[0], d[1], h, h0, reverse, r.site);
   return linear_scan(or_zeros(du, u, r.site), w, unit_slope<unit>(h, r.site), zeros_like(u, r.site),
                      or_zeros(d[2], h0, r.site), reverse, r.site);  // [dH; dP]
 }
@@ -201,8 +208,8 @@ void unit_scan_vjp(const RuleArgs& r, Var yb, std::span<const bool> need, std::s
                                        lower_half(yb, r.site), zeros_like(h0, r.site), !reverse, r.site),
                            r.site);
   if (need[0]) xb[0] = s;
-  if (need[1]) xb[1] = matmul(shifted(h, h0, reverse, r.site), s, true, false, r.site);
-  if (need[2]) xb[2] = matmul(first_step(s, B, reverse, r.site), w, false, true, r.site);
+  if (need[1]) xb[1] = weight_cotangent(h, h0, s, reverse, r.site);
+  if (need[2]) xb[2] = initial_cotangent(s, w, B, reverse, r.site);
 }
 
 }  // namespace
