@@ -223,9 +223,12 @@ class DeferEvaluation {
 // A tangent's products with many primal operands, A_i dB (h_{t-1} dW_h in each step of a recurrence's
 // tangent), computed as one product of the operands stacked, [A_1; ...; A_n] dB, whose rows the nodes
 // then read. The stacked operands depend on primal values only, so a Linearization's segment stacks them
-// once and each Gauss-Newton product runs one large product instead of T small ones (at H = 512,
-// B = 128 a quarter of the product's FLOPs; the stacked shape runs faster per FLOP). Only weights of
-// kStackedMin elements or more: for a small one the slices and adds cost more nodes than they save.
+// once (a plain jvp call stacks them each time) and each Gauss-Newton product runs one large product
+// instead of T small ones (at H = 512, B = 128 a quarter of the product's FLOPs; the stacked shape runs
+// faster per FLOP: docs/results/engine_bench.md). The cost is the stacked copy of the operands, kept by
+// the segment. Only weights of kStackedMin elements or more (transpose-once's line in ops/linalg.cc):
+// smaller ones are OpenBLAS's small kernels, where the slices and adds are nodes of their own to pay for.
+// Measured above it: faster at H = 512 (B = 32, 128) and H = 256, B = 128; 0.5-4% slower at H = 256, B = 32.
 constexpr int64_t kStackedMin = 4096;
 
 struct StackedTerm {
@@ -335,8 +338,9 @@ std::vector<Var> jvp(std::span<const Var> outputs, std::span<const Var> inputs, 
     const auto st = stacked.find(id);
     Var term;
     if (st != stacked.end()) {
-      // A dB is read from the stacked product: the rule sees B as constant. For addmm the rows join
-      // C's tangent (folded into the product's beta = 1 there); for matmul they are added after.
+      // A dB is read from the stacked product: the rule sees B as constant. For addmm the rows are C's
+      // tangent, or added to it when C has one, and the rule's product adds dA B to them (beta = 1);
+      // for matmul they are added to the rule's result.
       term = ops::slice(st->second.product, 0, st->second.begin, st->second.end, c.site);
       const int bi = c.prim == &ops::addmm_p ? 2 : 1;
       xdot[bi] = Var();
