@@ -234,6 +234,7 @@ constexpr int64_t kStackedMin = 4096;
 struct StackedTerm {
   Var product;  // [sum of rows, n]
   int64_t begin, end;
+  int b_index;  // the node's B operand: 1 (matmul) or 2 (addmm)
 };
 
 // The B operand's index in a product node, 0 for other nodes.
@@ -262,13 +263,17 @@ std::map<int32_t, StackedTerm> stack_tangent_products(Graph& g, int32_t lo, int3
     if (ids.size() < 2) continue;
     std::vector<Var> as;
     as.reserve(ids.size());
-    for (int32_t id : ids) as.emplace_back(&g, g.node(id).in[product_b_index(g.node(id)) - 1]);
+    std::vector<int> b_index;
+    for (int32_t id : ids) {
+      b_index.push_back(product_b_index(g.node(id)));
+      as.emplace_back(&g, g.node(id).in[b_index.back() - 1]);
+    }
     const Site site = g.node(ids[0]).site;
     const Var product = ops::matmul(ops::concat(as, 0, site), tan[key.first - lo], false, key.second, site);
     int64_t row = 0;
     for (size_t i = 0; i < ids.size(); ++i) {
       const int64_t rows = as[i].shape()[0];
-      stacked[ids[i]] = StackedTerm{product, row, row + rows};
+      stacked[ids[i]] = StackedTerm{product, row, row + rows, b_index[i]};
       row += rows;
     }
   }
@@ -342,9 +347,8 @@ std::vector<Var> jvp(std::span<const Var> outputs, std::span<const Var> inputs, 
       // tangent, or added to it when C has one, and the rule's product adds dA B to them (beta = 1);
       // for matmul they are added to the rule's result.
       term = ops::slice(st->second.product, 0, st->second.begin, st->second.end, c.site);
-      const int bi = c.prim == &ops::addmm_p ? 2 : 1;
-      xdot[bi] = Var();
-      if (bi == 2) {
+      xdot[st->second.b_index] = Var();
+      if (st->second.b_index == 2) {
         xdot[0] = ops::add(xdot[0], term, c.site);
         term = Var();
       }
