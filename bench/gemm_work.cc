@@ -15,7 +15,7 @@ std::vector<GemmShape> gemm_shapes(const Graph& g) {
     const Node& n = g.node(id);
     const std::string_view name = n.prim->name;
     // addmm is a product with beta = 1 (C + A B): its A is the node's second input
-    const bool accumulate = name == "addmm";
+    const bool accumulate = name == "addmm" || name == "addmm_packed";
     if ((name != "matmul" && !accumulate) || g.eval_count(id) == 0) continue;
     const Shape& a = g.node(n.in[accumulate ? 1 : 0]).shape;
     const int64_t k = n.attrs.ta ? a[0] : a[1];

@@ -234,7 +234,7 @@ constexpr int64_t kStackedMin = 4096;
 struct StackedTerm {
   Var product;  // [sum of rows, n]
   int64_t begin, end;
-  int b_index;  // the node's B operand: 1 (matmul) or 2 (addmm)
+  int b_index;  // the node's B operand: 1 (matmul) or 2 (addmm, addmm_packed)
 };
 
 // The B operand's index in a product node, 0 for other nodes.
@@ -242,6 +242,7 @@ int product_b_index(const Node& n) {
   if (n.attrs.ta) return 0;  // A read transposed: its rows are not the result's rows
   if (n.prim == &ops::matmul_p) return 1;
   if (n.prim == &ops::addmm_p) return 2;
+  if (n.prim == &ops::addmm_packed_p) return 2;  // (C, A, B, B's packed copy)
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "gradcheck/op_specs.h"
 
+#include "ops/families.h"
 #include "ops/ops.h"
 #include "ops/sample.h"
 
@@ -64,6 +65,13 @@ const std::vector<OpSpec>& op_specs() {
       {"addmm_ta_tb", {{3, 2}, {4, 3}, {2, 4}}, -1, 1, [](Graph&, In x) {
          return V{ops::addmm(x[0], x[1], x[2], true, true), ops::addmm(ops::transpose(x[0]), x[2], x[1])};
        }},
+      // B's packed copy is a hint without a derivative (zeros in float64, which never packs): the
+      // derivatives of addmm_packed are addmm's, through B
+      {"addmm_packed", {{3, 2}, {3, 4}, {4, 2}}, -1, 1, [](Graph&, In x) {
+         return V{ops::addmm_packed(x[0], x[1], x[2], ops::gemm_pack(x[2], 3, Site::current()), Site::current())};
+       }},
+      {"gemm_pack", {{4, 2}}, -1, 1, [](Graph&, In x) { return V{ops::sum(ops::gemm_pack(x[0], 3, Site::current()))}; },
+       false},
       {"transpose", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::transpose(x[0])}; }},
       // reductions and broadcasting
       {"sum", {{3, 4}}, -1, 1, [](Graph&, In x) { return V{ops::sum(ops::square(x[0]))}; }},

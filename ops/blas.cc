@@ -108,7 +108,11 @@ void count_gemm_time(bool on) { g_clock_on.store(on, std::memory_order_relaxed);
 void reset_gemm_clock() { g_clock_ns.store(0, std::memory_order_relaxed); }
 double gemm_clock_ms() { return static_cast<double>(g_clock_ns.load(std::memory_order_relaxed)) * 1e-6; }
 
+bool gemm_clock_on() { return g_clock_on.load(std::memory_order_relaxed); }
+void add_gemm_time(int64_t ns) { g_clock_ns.fetch_add(ns, std::memory_order_relaxed); }
+
 bool onednn_available(std::string* why_not) { return onednn_usable(why_not); }
+bool onednn_in_use() { return g_choice == Choice::onednn_large; }
 
 void set_gemm_backend(const std::string& choice) {
   g_choice = choice_of(choice);

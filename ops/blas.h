@@ -9,6 +9,7 @@
 // overhead (docs/results/gemm_backends.md). The choice depends only on the shape, never on timing, so results
 // are reproducible for a given backend and thread count.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace tg::blas {
@@ -37,6 +38,12 @@ constexpr long kOneDnnMinWork = 1L << 17;
 void count_gemm_time(bool on);
 void reset_gemm_clock();
 double gemm_clock_ms();  // the total since the last reset
+// For the other product paths (ops/packed_gemm.cc): whether the clock is on, and a product's time.
+bool gemm_clock_on();
+void add_gemm_time(int64_t ns);
+
+// Whether large float32 products go to oneDNN now (set_gemm_backend's choice).
+bool onednn_in_use();
 
 // OpenBLAS's threads (one count for the process) and the threads of oneDNN's products called from
 // this thread (OpenMP keeps a count per thread; a thread that never sets one gets OpenMP's default,

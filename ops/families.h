@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "core/primitive.h"
+#include "core/site.h"
+#include "core/var.h"
 
 namespace tg::ops {
 void register_arith(std::vector<const Primitive*>& r);
@@ -15,6 +17,7 @@ void register_fused(std::vector<const Primitive*>& r);  // fused cells (ops/lstm
 void register_gru_update(std::vector<const Primitive*>& r);  // ops/gru_update.cc
 void register_activation_vjp(std::vector<const Primitive*>& r);  // ops/activation_vjp.cc
 void register_scan(std::vector<const Primitive*>& r);            // ops/scan.cc
+void register_packed_matmul(std::vector<const Primitive*>& r);   // ops/packed_matmul.cc
 }  // namespace tg::ops
 
 namespace tg::ops {
@@ -22,6 +25,16 @@ namespace tg::ops {
 // sum_contributions): named objects, so the engine needs no look-up by name.
 extern const Primitive matmul_p;
 extern const Primitive addmm_p;
+extern const Primitive addmm_packed_p;  // addmm from B's packed copy (ops/packed_matmul.cc)
 extern const Primitive pad_p;
 extern const Primitive scatter_add_rows_p;
+}  // namespace tg::ops
+
+namespace tg::ops {
+// B's packed copy for the product A B (ops/packed_matmul.cc), or an empty Var where it is not packed.
+Var packed_operand(Var a, Var b, Site site);
+// B [k,n] packed for products with `rows` rows: a flat float buffer (ops/packed_gemm.h), no derivative.
+Var gemm_pack(Var b, int64_t rows, Site site);
+// C + A B computed from p = packed_operand(A, B) or gemm_pack(B, rows of A).
+Var addmm_packed(Var c, Var a, Var b, Var p, Site site);
 }  // namespace tg::ops

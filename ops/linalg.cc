@@ -154,6 +154,8 @@ Var addmm(Var c, Var a, Var b, bool ta, bool tb, Site site) {
   const bool fits = as.rank() == 2 && bs.rank() == 2 && c.shape() == Shape{ta ? as[1] : as[0], tb ? bs[0] : bs[1]};
   // a C that broadcasts (a bias row) or of another dtype: the ordinary ops say what is wrong, or promote
   if (!fits || c.dtype() != a.dtype() || c.dtype() != b.dtype()) return add(c, matmul(a, b, ta, tb, site), site);
+  if (!ta && !tb)
+    if (const Var p = packed_operand(a, b, site); !p.empty()) return addmm_packed(c, a, b, p, site);
   Attrs at;
   at.ta = ta;
   at.tb = tb;

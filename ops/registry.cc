@@ -17,6 +17,7 @@ const std::vector<const Primitive*>& primitives() {
     register_fused(r);
     register_gru_update(r);
     register_scan(r);
+    register_packed_matmul(r);
     register_activation_vjp(r);
     return r;
   }();

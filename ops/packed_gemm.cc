@@ -1,0 +1,251 @@
+#include "ops/packed_gemm.h"
+
+#include "ops/blas.h"
+
+#if __has_include(<oneapi/dnnl/dnnl.h>)
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include "core/error.h"
+
+namespace tg::blas {
+namespace {
+
+// The primitive API's functions, found in the library dnnl_sgemm came from (declared by the header,
+// never linked: decltype names their types).
+struct Api {
+#define TG_DNNL(f) decltype(&::f) f = nullptr;
+  TG_DNNL(dnnl_engine_create)
+  TG_DNNL(dnnl_stream_create)
+  TG_DNNL(dnnl_stream_wait)
+  TG_DNNL(dnnl_memory_desc_init_by_tag)
+  TG_DNNL(dnnl_memory_desc_get_size)
+  TG_DNNL(dnnl_memory_desc_equal)
+  TG_DNNL(dnnl_matmul_desc_init)
+  TG_DNNL(dnnl_primitive_attr_create)
+  TG_DNNL(dnnl_primitive_attr_destroy)
+  TG_DNNL(dnnl_primitive_attr_set_post_ops)
+  TG_DNNL(dnnl_post_ops_create)
+  TG_DNNL(dnnl_post_ops_destroy)
+  TG_DNNL(dnnl_post_ops_append_sum)
+  TG_DNNL(dnnl_primitive_desc_create)
+  TG_DNNL(dnnl_primitive_desc_destroy)
+  TG_DNNL(dnnl_primitive_desc_query_md)
+  TG_DNNL(dnnl_reorder_primitive_desc_create)
+  TG_DNNL(dnnl_primitive_create)
+  TG_DNNL(dnnl_primitive_execute)
+  TG_DNNL(dnnl_memory_create)
+  TG_DNNL(dnnl_memory_destroy)
+#undef TG_DNNL
+  int (*omp_get_max_threads)() = nullptr;  // a primitive is made for a thread count
+  dnnl_engine_t engine = nullptr;
+  bool ok = false;
+};
+
+const Api& api() {
+  static const Api lib = [] {
+    Api a;
+    void* h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+    void* omp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (!h || !omp) return a;
+    bool all = true;
+    auto find = [&](auto& f, const char* name) {
+      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(h, name));
+      all &= f != nullptr;
+    };
+#define TG_DNNL(f) find(a.f, #f);
+    TG_DNNL(dnnl_engine_create)
+    TG_DNNL(dnnl_stream_create)
+    TG_DNNL(dnnl_stream_wait)
+    TG_DNNL(dnnl_memory_desc_init_by_tag)
+    TG_DNNL(dnnl_memory_desc_get_size)
+    TG_DNNL(dnnl_memory_desc_equal)
+    TG_DNNL(dnnl_matmul_desc_init)
+    TG_DNNL(dnnl_primitive_attr_create)
+    TG_DNNL(dnnl_primitive_attr_destroy)
+    TG_DNNL(dnnl_primitive_attr_set_post_ops)
+    TG_DNNL(dnnl_post_ops_create)
+    TG_DNNL(dnnl_post_ops_destroy)
+    TG_DNNL(dnnl_post_ops_append_sum)
+    TG_DNNL(dnnl_primitive_desc_create)
+    TG_DNNL(dnnl_primitive_desc_destroy)
+  TG_DNNL(dnnl_primitive_desc_destroy)
+    TG_DNNL(dnnl_primitive_desc_query_md)
+    TG_DNNL(dnnl_reorder_primitive_desc_create)
+    TG_DNNL(dnnl_primitive_create)
+    TG_DNNL(dnnl_primitive_execute)
+    TG_DNNL(dnnl_memory_create)
+    TG_DNNL(dnnl_memory_destroy)
+#undef TG_DNNL
+    a.omp_get_max_threads = reinterpret_cast<int (*)()>(dlsym(omp, "omp_get_max_threads"));
+    all &= a.omp_get_max_threads != nullptr;
+    a.ok = all && a.dnnl_engine_create(&a.engine, dnnl_cpu, 0) == dnnl_success;
+    return a;
+  }();
+  return lib;
+}
+
+void check(dnnl_status_t s, const char* what, int m, int k, int n) {
+  if (s != dnnl_success)
+    throw Error(fmt::format("oneDNN's {} failed with status {} on a [{}, {}] x [{}, {}] product", what,
+                            static_cast<int>(s), m, k, k, n));
+}
+
+dnnl_memory_desc_t plain(int64_t rows, int64_t cols) {
+  dnnl_memory_desc_t md;
+  const dnnl_dims_t dims = {rows, cols};
+  api().dnnl_memory_desc_init_by_tag(&md, 2, dims, dnnl_f32, dnnl_ab);
+  return md;
+}
+
+// The layouts packed so far, process-wide: a header names one by its index (+1; 0 is "not packed").
+std::mutex g_layouts_mutex;
+std::vector<dnnl_memory_desc_t> g_layouts;
+
+int32_t layout_id(const dnnl_memory_desc_t& md) {
+  std::lock_guard<std::mutex> lock(g_layouts_mutex);
+  for (size_t i = 0; i < g_layouts.size(); ++i)
+    if (api().dnnl_memory_desc_equal(&g_layouts[i], &md)) return static_cast<int32_t>(i + 1);
+  g_layouts.push_back(md);
+  return static_cast<int32_t>(g_layouts.size());
+}
+
+bool same_layout(int32_t id, const dnnl_memory_desc_t& md) {
+  std::lock_guard<std::mutex> lock(g_layouts_mutex);
+  return id >= 1 && static_cast<size_t>(id) <= g_layouts.size() &&
+         api().dnnl_memory_desc_equal(&g_layouts[static_cast<size_t>(id - 1)], &md);
+}
+
+// One product shape's primitive (and the reorder that packs its B), made once per thread: primitives
+// depend on the thread count they were made for, and each thread of a split batch keeps its own.
+struct Product {
+  dnnl_primitive_t matmul = nullptr, reorder = nullptr;
+  dnnl_memory_desc_t a, b_plain, b_packed, c;
+  int32_t layout = 0;
+  int64_t packed_bytes = 0;
+};
+
+struct ThreadState {
+  dnnl_stream_t stream = nullptr;
+  std::map<std::tuple<int, int, int, bool, int>, Product> products;  // (m, k, n, beta = 1, threads)
+  // Kept for the thread's life: a handful of shapes per model, and the library may still use them at exit.
+};
+
+ThreadState& here() {
+  thread_local ThreadState s;
+  if (!s.stream) check(api().dnnl_stream_create(&s.stream, api().engine, dnnl_stream_default_flags), "stream", 0, 0, 0);
+  return s;
+}
+
+Product& product(int m, int k, int n, bool accumulate) {
+  const Api& d = api();
+  auto [it, fresh] = here().products.try_emplace({m, k, n, accumulate, d.omp_get_max_threads()});
+  Product& p = it->second;
+  if (!fresh) return p;
+  p.a = plain(m, k);
+  p.b_plain = plain(k, n);
+  p.c = plain(m, n);
+  dnnl_memory_desc_t b_any;
+  const dnnl_dims_t dims = {k, n};
+  d.dnnl_memory_desc_init_by_tag(&b_any, 2, dims, dnnl_f32, dnnl_format_tag_any);
+  dnnl_matmul_desc_t desc;
+  check(d.dnnl_matmul_desc_init(&desc, &p.a, &b_any, nullptr, &p.c), "matmul description", m, k, n);
+  dnnl_primitive_attr_t attr = nullptr;
+  dnnl_post_ops_t post = nullptr;
+  check(d.dnnl_primitive_attr_create(&attr), "attributes", m, k, n);
+  if (accumulate) {  // C += A B: beta = 1 as a "sum" post-op
+    check(d.dnnl_post_ops_create(&post), "post-ops", m, k, n);
+    check(d.dnnl_post_ops_append_sum(post, 1.f), "sum post-op", m, k, n);
+    check(d.dnnl_primitive_attr_set_post_ops(attr, post), "post-ops", m, k, n);
+    d.dnnl_post_ops_destroy(post);
+  }
+  dnnl_primitive_desc_t pd = nullptr;
+  const dnnl_status_t made = d.dnnl_primitive_desc_create(&pd, &desc, attr, d.engine, nullptr);
+  d.dnnl_primitive_attr_destroy(attr);
+  check(made, "matmul primitive", m, k, n);
+  p.b_packed = *d.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+  check(d.dnnl_primitive_create(&p.matmul, pd), "matmul primitive", m, k, n);
+  d.dnnl_primitive_desc_destroy(pd);
+  dnnl_primitive_desc_t rd = nullptr;
+  check(d.dnnl_reorder_primitive_desc_create(&rd, &p.b_plain, d.engine, &p.b_packed, d.engine, nullptr), "reorder", m, k, n);
+  check(d.dnnl_primitive_create(&p.reorder, rd), "reorder", m, k, n);
+  d.dnnl_primitive_desc_destroy(rd);
+  p.packed_bytes = static_cast<int64_t>(d.dnnl_memory_desc_get_size(&p.b_packed));
+  p.layout = layout_id(p.b_packed);
+  return p;
+}
+
+// A memory object over a buffer of ours, for one call.
+class Memory {
+ public:
+  Memory(const dnnl_memory_desc_t& md, const void* data) {
+    check(api().dnnl_memory_create(&m_, &md, api().engine, const_cast<void*>(data)), "memory", 0, 0, 0);
+  }
+  ~Memory() { api().dnnl_memory_destroy(m_); }
+  Memory(const Memory&) = delete;
+  Memory& operator=(const Memory&) = delete;
+  dnnl_memory_t get() const { return m_; }
+
+ private:
+  dnnl_memory_t m_ = nullptr;
+};
+
+void run(dnnl_primitive_t prim, std::initializer_list<dnnl_exec_arg_t> args, int m, int k, int n) {
+  ThreadState& s = here();
+  check(api().dnnl_primitive_execute(prim, s.stream, static_cast<int>(args.size()), args.begin()), "execution", m, k, n);
+  check(api().dnnl_stream_wait(s.stream), "stream", m, k, n);
+}
+}  // namespace
+
+bool packing_available() { return onednn_in_use() && api().ok; }
+
+int64_t packed_floats(int m, int k, int n) {
+  if (!packing_available()) return kPackedHeader;
+  return kPackedHeader + (product(m, k, n, true).packed_bytes + 3) / 4;
+}
+
+void pack_b(int m, int k, int n, const float* b, float* out) {
+  write_unpacked_header(out);
+  if (!packing_available()) return;
+  const Product& p = product(m, k, n, true);
+  const Memory src(p.b_plain, b), dst(p.b_packed, out + kPackedHeader);
+  run(p.reorder, {{DNNL_ARG_FROM, src.get()}, {DNNL_ARG_TO, dst.get()}}, m, k, n);
+  std::memcpy(out, &p.layout, sizeof p.layout);
+}
+
+bool packed_gemm(int m, int n, int k, const float* a, const float* packed, float beta, float* c) {
+  if (!packing_available()) return false;
+  int32_t layout;
+  std::memcpy(&layout, packed, sizeof layout);
+  if (layout == 0) return false;
+  const Product& p = product(m, k, n, beta != 0.f);
+  if (!same_layout(layout, p.b_packed)) return false;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Memory am(p.a, a), bm(p.b_packed, packed + kPackedHeader), cm(p.c, c);
+  run(p.matmul, {{DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, bm.get()}, {DNNL_ARG_DST, cm.get()}}, m, k, n);
+  if (gemm_clock_on())
+    add_gemm_time(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  return true;
+}
+
+}  // namespace tg::blas
+
+#else  // no oneDNN header at build time: nothing is packed
+
+namespace tg::blas {
+bool packing_available() { return false; }
+int64_t packed_floats(int, int, int) { return kPackedHeader; }
+void pack_b(int, int, int, const float*, float* out) { write_unpacked_header(out); }
+bool packed_gemm(int, int, int, const float*, const float*, float, float*) { return false; }
+}  // namespace tg::blas
+
+#endif
