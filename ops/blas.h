@@ -7,7 +7,8 @@
 // LSTM step's shapes (H = 256 / 512): oneDNN 158 / 180 GFLOP/s, OpenBLAS 113 / 152 (its SkylakeX
 // kernels), BLIS 96 / 99; below ~2^17 multiply-adds OpenBLAS's small-matrix kernels have less call
 // overhead (docs/results/gemm_backends.md). The choice depends only on the shape, never on timing, so results
-// are reproducible for a given backend and thread count.
+// are reproducible for a given backend and thread count. A float32 weight that many products share (a
+// recurrence's W_h) is packed once for oneDNN's matmul primitive instead (ops/packed_gemm.h).
 #pragma once
 #include <cstdint>
 #include <string>

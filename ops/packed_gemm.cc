@@ -5,6 +5,7 @@
 #if __has_include(<oneapi/dnnl/dnnl.h>)
 #include <dlfcn.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -42,6 +43,8 @@ struct Api {
   TG_DNNL(dnnl_primitive_desc_query_md)
   TG_DNNL(dnnl_reorder_primitive_desc_create)
   TG_DNNL(dnnl_primitive_create)
+  TG_DNNL(dnnl_stream_destroy)
+  TG_DNNL(dnnl_primitive_destroy)
   TG_DNNL(dnnl_primitive_execute)
   TG_DNNL(dnnl_memory_create)
   TG_DNNL(dnnl_memory_destroy)
@@ -78,10 +81,11 @@ const Api& api() {
     TG_DNNL(dnnl_post_ops_append_sum)
     TG_DNNL(dnnl_primitive_desc_create)
     TG_DNNL(dnnl_primitive_desc_destroy)
-  TG_DNNL(dnnl_primitive_desc_destroy)
     TG_DNNL(dnnl_primitive_desc_query_md)
     TG_DNNL(dnnl_reorder_primitive_desc_create)
     TG_DNNL(dnnl_primitive_create)
+    TG_DNNL(dnnl_stream_destroy)
+    TG_DNNL(dnnl_primitive_destroy)
     TG_DNNL(dnnl_primitive_execute)
     TG_DNNL(dnnl_memory_create)
     TG_DNNL(dnnl_memory_destroy)
@@ -119,25 +123,41 @@ int32_t layout_id(const dnnl_memory_desc_t& md) {
   return static_cast<int32_t>(g_layouts.size());
 }
 
-bool same_layout(int32_t id, const dnnl_memory_desc_t& md) {
-  std::lock_guard<std::mutex> lock(g_layouts_mutex);
-  return id >= 1 && static_cast<size_t>(id) <= g_layouts.size() &&
-         api().dnnl_memory_desc_equal(&g_layouts[static_cast<size_t>(id - 1)], &md);
-}
+// Owners of the handles made while a product's primitives are built, released on every path.
+struct AttrGuard {
+  dnnl_primitive_attr_t h = nullptr;
+  ~AttrGuard() { if (h) api().dnnl_primitive_attr_destroy(h); }
+};
+struct PostOpsGuard {
+  dnnl_post_ops_t h = nullptr;
+  ~PostOpsGuard() { if (h) api().dnnl_post_ops_destroy(h); }
+};
+struct DescGuard {
+  dnnl_primitive_desc_t h = nullptr;
+  ~DescGuard() { if (h) api().dnnl_primitive_desc_destroy(h); }
+};
 
 // One product shape's primitive (and the reorder that packs its B), made once per thread: primitives
 // depend on the thread count they were made for, and each thread of a split batch keeps its own.
 struct Product {
   dnnl_primitive_t matmul = nullptr, reorder = nullptr;
-  dnnl_memory_desc_t a, b_plain, b_packed, c;
-  int32_t layout = 0;
+  dnnl_memory_desc_t a{}, b_plain{}, b_packed{}, c{};
+  int32_t layout = 0;  // b_packed's id (layout_id)
   int64_t packed_bytes = 0;
 };
 
+// A thread's stream and products, released when the thread ends (a batch split's workers end with
+// their pool).
 struct ThreadState {
   dnnl_stream_t stream = nullptr;
   std::map<std::tuple<int, int, int, bool, int>, Product> products;  // (m, k, n, beta = 1, threads)
-  // Kept for the thread's life: a handful of shapes per model, and the library may still use them at exit.
+  ~ThreadState() {
+    for (auto& [key, p] : products) {
+      api().dnnl_primitive_destroy(p.matmul);
+      api().dnnl_primitive_destroy(p.reorder);
+    }
+    if (stream) api().dnnl_stream_destroy(stream);
+  }
 };
 
 ThreadState& here() {
@@ -146,42 +166,46 @@ ThreadState& here() {
   return s;
 }
 
-Product& product(int m, int k, int n, bool accumulate) {
+// Both primitives are made before the product is kept: a failure leaves nothing half-made behind.
+Product make_product(int m, int k, int n, bool accumulate) {
   const Api& d = api();
-  auto [it, fresh] = here().products.try_emplace({m, k, n, accumulate, d.omp_get_max_threads()});
-  Product& p = it->second;
-  if (!fresh) return p;
+  Product p;
   p.a = plain(m, k);
   p.b_plain = plain(k, n);
   p.c = plain(m, n);
   dnnl_memory_desc_t b_any;
   const dnnl_dims_t dims = {k, n};
-  d.dnnl_memory_desc_init_by_tag(&b_any, 2, dims, dnnl_f32, dnnl_format_tag_any);
+  check(d.dnnl_memory_desc_init_by_tag(&b_any, 2, dims, dnnl_f32, dnnl_format_tag_any), "weights description", m, k, n);
   dnnl_matmul_desc_t desc;
   check(d.dnnl_matmul_desc_init(&desc, &p.a, &b_any, nullptr, &p.c), "matmul description", m, k, n);
-  dnnl_primitive_attr_t attr = nullptr;
-  dnnl_post_ops_t post = nullptr;
-  check(d.dnnl_primitive_attr_create(&attr), "attributes", m, k, n);
+  AttrGuard attr;
+  check(d.dnnl_primitive_attr_create(&attr.h), "attributes", m, k, n);
   if (accumulate) {  // C += A B: beta = 1 as a "sum" post-op
-    check(d.dnnl_post_ops_create(&post), "post-ops", m, k, n);
-    check(d.dnnl_post_ops_append_sum(post, 1.f), "sum post-op", m, k, n);
-    check(d.dnnl_primitive_attr_set_post_ops(attr, post), "post-ops", m, k, n);
-    d.dnnl_post_ops_destroy(post);
+    PostOpsGuard post;
+    check(d.dnnl_post_ops_create(&post.h), "post-ops", m, k, n);
+    check(d.dnnl_post_ops_append_sum(post.h, 1.f), "sum post-op", m, k, n);
+    check(d.dnnl_primitive_attr_set_post_ops(attr.h, post.h), "post-ops", m, k, n);
   }
-  dnnl_primitive_desc_t pd = nullptr;
-  const dnnl_status_t made = d.dnnl_primitive_desc_create(&pd, &desc, attr, d.engine, nullptr);
-  d.dnnl_primitive_attr_destroy(attr);
-  check(made, "matmul primitive", m, k, n);
-  p.b_packed = *d.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-  check(d.dnnl_primitive_create(&p.matmul, pd), "matmul primitive", m, k, n);
-  d.dnnl_primitive_desc_destroy(pd);
-  dnnl_primitive_desc_t rd = nullptr;
-  check(d.dnnl_reorder_primitive_desc_create(&rd, &p.b_plain, d.engine, &p.b_packed, d.engine, nullptr), "reorder", m, k, n);
-  check(d.dnnl_primitive_create(&p.reorder, rd), "reorder", m, k, n);
-  d.dnnl_primitive_desc_destroy(rd);
+  DescGuard pd, rd;
+  check(d.dnnl_primitive_desc_create(&pd.h, &desc, attr.h, d.engine, nullptr), "matmul primitive", m, k, n);
+  p.b_packed = *d.dnnl_primitive_desc_query_md(pd.h, dnnl_query_weights_md, 0);
+  check(d.dnnl_reorder_primitive_desc_create(&rd.h, &p.b_plain, d.engine, &p.b_packed, d.engine, nullptr), "reorder",
+        m, k, n);
+  check(d.dnnl_primitive_create(&p.matmul, pd.h), "matmul primitive", m, k, n);
+  if (const dnnl_status_t s = d.dnnl_primitive_create(&p.reorder, rd.h); s != dnnl_success) {
+    d.dnnl_primitive_destroy(p.matmul);
+    check(s, "reorder", m, k, n);
+  }
   p.packed_bytes = static_cast<int64_t>(d.dnnl_memory_desc_get_size(&p.b_packed));
   p.layout = layout_id(p.b_packed);
   return p;
+}
+
+const Product& product(int m, int k, int n, bool accumulate) {
+  auto& products = here().products;
+  const auto key = std::make_tuple(m, k, n, accumulate, api().omp_get_max_threads());
+  if (const auto it = products.find(key); it != products.end()) return it->second;
+  return products.emplace(key, make_product(m, k, n, accumulate)).first->second;
 }
 
 // A memory object over a buffer of ours, for one call.
@@ -204,6 +228,14 @@ void run(dnnl_primitive_t prim, std::initializer_list<dnnl_exec_arg_t> args, int
   check(api().dnnl_primitive_execute(prim, s.stream, static_cast<int>(args.size()), args.begin()), "execution", m, k, n);
   check(api().dnnl_stream_wait(s.stream), "stream", m, k, n);
 }
+
+// Adds the time since t0 to the gemm clock (blas.h) when it is on: packing is part of a product's cost.
+void clock_since(std::chrono::steady_clock::time_point t0) {
+  if (gemm_clock_on())
+    add_gemm_time(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+}
+
+std::atomic<int64_t> g_packed_products{0};
 }  // namespace
 
 bool packing_available() { return onednn_in_use() && api().ok; }
@@ -213,29 +245,37 @@ int64_t packed_floats(int m, int k, int n) {
   return kPackedHeader + (product(m, k, n, true).packed_bytes + 3) / 4;
 }
 
-void pack_b(int m, int k, int n, const float* b, float* out) {
+void pack_b(int m, int k, int n, const float* b, float* out, int64_t out_floats) {
+  if (out_floats < kPackedHeader)
+    throw InternalError(fmt::format("a packed operand of {} floats has no room for its header", out_floats));
   write_unpacked_header(out);
   if (!packing_available()) return;
+  const auto t0 = std::chrono::steady_clock::now();
   const Product& p = product(m, k, n, true);
+  if (kPackedHeader + (p.packed_bytes + 3) / 4 > out_floats) return;  // sized for another layout: not packed
   const Memory src(p.b_plain, b), dst(p.b_packed, out + kPackedHeader);
   run(p.reorder, {{DNNL_ARG_FROM, src.get()}, {DNNL_ARG_TO, dst.get()}}, m, k, n);
   std::memcpy(out, &p.layout, sizeof p.layout);
+  clock_since(t0);
 }
 
-bool packed_gemm(int m, int n, int k, const float* a, const float* packed, float beta, float* c) {
-  if (!packing_available()) return false;
+bool packed_gemm(int m, int n, int k, const float* a, const float* packed, int64_t packed_floats, float beta, float* c) {
+  if (packed_floats < kPackedHeader || !packing_available()) return false;
   int32_t layout;
   std::memcpy(&layout, packed, sizeof layout);
   if (layout == 0) return false;
-  const Product& p = product(m, k, n, beta != 0.f);
-  if (!same_layout(layout, p.b_packed)) return false;
   const auto t0 = std::chrono::steady_clock::now();
+  const Product& p = product(m, k, n, beta != 0.f);
+  // layout_id gives equal layouts one id; the size check guards a buffer sized for another
+  if (layout != p.layout || kPackedHeader + (p.packed_bytes + 3) / 4 > packed_floats) return false;
   const Memory am(p.a, a), bm(p.b_packed, packed + kPackedHeader), cm(p.c, c);
   run(p.matmul, {{DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, bm.get()}, {DNNL_ARG_DST, cm.get()}}, m, k, n);
-  if (gemm_clock_on())
-    add_gemm_time(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  g_packed_products.fetch_add(1, std::memory_order_relaxed);
+  clock_since(t0);
   return true;
 }
+
+int64_t packed_products_run() { return g_packed_products.load(std::memory_order_relaxed); }
 
 }  // namespace tg::blas
 
@@ -244,8 +284,9 @@ bool packed_gemm(int m, int n, int k, const float* a, const float* packed, float
 namespace tg::blas {
 bool packing_available() { return false; }
 int64_t packed_floats(int, int, int) { return kPackedHeader; }
-void pack_b(int, int, int, const float*, float* out) { write_unpacked_header(out); }
-bool packed_gemm(int, int, int, const float*, const float*, float, float*) { return false; }
+void pack_b(int, int, int, const float*, float* out, int64_t) { write_unpacked_header(out); }
+bool packed_gemm(int, int, int, const float*, const float*, int64_t, float, float*) { return false; }
+int64_t packed_products_run() { return 0; }
 }  // namespace tg::blas
 
 #endif

@@ -24,15 +24,17 @@ bool packing_available();
 // The packed operand's size in floats, header included: kPackedHeader alone when packing is not
 // available (the header then says "not packed").
 int64_t packed_floats(int m, int k, int n);
-// Writes B [k,n] (row-major, ldb = n) packed for products with m rows into out (packed_floats floats),
-// or the "not packed" header when packing is not available.
-void pack_b(int m, int k, int n, const float* b, float* out);
+// Writes B [k,n] (row-major, ldb = n) packed for products with m rows into out (out_floats floats), or
+// the "not packed" header when packing is not available or out is sized for another layout.
+void pack_b(int m, int k, int n, const float* b, float* out, int64_t out_floats);
 // The header of a "not packed" operand (all zeros).
 inline void write_unpacked_header(float* out) {
   for (int64_t i = 0; i < kPackedHeader; ++i) out[i] = 0.f;
 }
-// C [m,n] = A [m,k] B + beta C (beta 0 or 1) from B's packed form, true; false (C untouched) when the
-// packed operand's layout is not the one this product's primitive computes from now.
-bool packed_gemm(int m, int n, int k, const float* a, const float* packed, float beta, float* c);
+// C [m,n] = A [m,k] B + beta C (beta 0 or 1) from B's packed form (packed_floats floats), true; false (C
+// untouched) when the packed operand's layout is not the one this product's primitive computes from now.
+bool packed_gemm(int m, int n, int k, const float* a, const float* packed, int64_t packed_floats, float beta, float* c);
+// How many products packed_gemm has computed in this process (the tests' proof that the packed path ran).
+int64_t packed_products_run();
 
 }  // namespace tg::blas

@@ -16,7 +16,8 @@ namespace tg::ops {
 using namespace detail;
 
 namespace {
-// Weights under kPackMin elements are OpenBLAS's small products (blas.h), which pack nothing to save.
+// Weights under kPackMin elements are left alone, as by transpose-once (ops/linalg.cc): their products are
+// mostly under blas.h's line for oneDNN (kOneDnnMinWork multiply-adds, also checked below).
 constexpr int64_t kPackMin = 4096;
 char pack_tag;  // the memo's key (Graph::memo): one packed copy per weight
 
@@ -30,11 +31,10 @@ const Primitive gemm_pack_p{
     [](const EvalArgs& a) {
       Tensor y = Tensor::empty(a.shape, a.dtype);
       const Shape& bs = a.in[0]->shape();
-      if (a.dtype == DType::f32 && y.size() == blas::packed_floats(static_cast<int>(a.attrs.begin),
-                                                                   static_cast<int>(bs[0]), static_cast<int>(bs[1])))
+      if (a.dtype == DType::f32)  // "not packed" when the layout's size changed since the graph was built
         blas::pack_b(static_cast<int>(a.attrs.begin), static_cast<int>(bs[0]), static_cast<int>(bs[1]),
-                     a.in[0]->data<float>(), y.data<float>());
-      else  // a float64 graph, or a size that changed since the graph was built: the products read B
+                     a.in[0]->data<float>(), y.data<float>(), y.size());
+      else  // a float64 graph: the products read B
         y.fill(0);  // the "not packed" header, and defined values after it
       return y;
     },
@@ -53,7 +53,7 @@ Var gemm_pack(Var b, int64_t rows, Site site) {
 const Primitive addmm_packed_p{
     "addmm_packed", 4,
     [](std::span<const Shape> s, const Attrs& a) {
-      if (s[3].rank() != 1) fail("P must be gemm_pack's flat buffer");
+      if (s[3].rank() != 1 || s[3][0] < blas::kPackedHeader) fail("P must be gemm_pack's flat buffer");
       return addmm_p.shape(s.subspan(0, 3), a);
     },
     [](const EvalArgs& a) {
@@ -62,7 +62,9 @@ const Primitive addmm_packed_p{
       if (a.dtype == DType::f32 && k > 0 && m > 0 && n > 0) {
         Tensor y = a.out ? *a.out : Tensor::empty(a.shape, a.dtype);
         std::copy_n(a.in[0]->data<float>(), y.size(), y.data<float>());
-        if (blas::packed_gemm(m, n, k, a.in[1]->data<float>(), a.in[3]->data<float>(), 1.f, y.data<float>())) return y;
+        if (blas::packed_gemm(m, n, k, a.in[1]->data<float>(), a.in[3]->data<float>(), a.in[3]->size(), 1.f,
+                              y.data<float>()))
+          return y;
       }
       const Tensor* in[] = {a.in[0], a.in[1], a.in[2]};
       return addmm_p.eval(EvalArgs{in, a.attrs, a.shape, a.dtype, a.out});

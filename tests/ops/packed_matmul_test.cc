@@ -84,7 +84,10 @@ std::vector<Tensor> gradient(const Recurrence& r) {
 TEST_F(OneDnnBackend, PackedProductsGiveTheGradientOfPerStepCopies) {
   const std::vector<Tensor> v = inputs(DType::f32);
   Graph packed_g, copies_g;
+  const int64_t run_before = blas::packed_products_run();
   const std::vector<Tensor> packed = gradient(recurrence(packed_g, v, true));
+  // the packed kernel ran (a product that falls back to B gives the same numbers and node counts)
+  EXPECT_EQ(blas::packed_products_run() - run_before, 2 * kSteps - 4);
   const std::vector<Tensor> copies = gradient(recurrence(copies_g, v, false));
   // float32, different kernels (the primitive against dnnl_sgemm) summing in their own orders
   for (size_t i = 0; i < packed.size(); ++i) EXPECT_LE(max_abs_diff(packed[i], copies[i]), 2e-5) << "output " << i;
@@ -155,9 +158,13 @@ TEST_F(OneDnnBackend, AnOperandInAnotherLayoutIsNotRead) {
   const Tensor b = check::random_tensor(Shape{k, n}, -1, 1, 2, DType::f32);
   std::vector<float> packed(static_cast<size_t>(blas::packed_floats(m, k, n)));
   ASSERT_GT(packed.size(), static_cast<size_t>(blas::kPackedHeader));
-  blas::pack_b(m, k, n, b.data<float>(), packed.data());
+  blas::pack_b(m, k, n, b.data<float>(), packed.data(), static_cast<int64_t>(packed.size()));
   std::vector<float> c(static_cast<size_t>(m * n), 0.5f);
-  ASSERT_TRUE(blas::packed_gemm(m, n, k, a.data<float>(), packed.data(), 1.f, c.data()));
+  const auto size = static_cast<int64_t>(packed.size());
+  ASSERT_TRUE(blas::packed_gemm(m, n, k, a.data<float>(), packed.data(), size, 1.f, c.data()));
+  // a buffer too short for the layout it names is not read
+  std::vector<float> untouched(c.size(), 0.5f);
+  EXPECT_FALSE(blas::packed_gemm(m, n, k, a.data<float>(), packed.data(), size - 1, 1.f, untouched.data()));
   // against the ordinary product
   std::vector<float> ref(static_cast<size_t>(m * n), 0.5f);
   blas::gemm(false, false, m, n, k, 1.f, a.data<float>(), k, b.data<float>(), n, 1.f, ref.data(), n);
@@ -165,12 +172,11 @@ TEST_F(OneDnnBackend, AnOperandInAnotherLayoutIsNotRead) {
   for (size_t i = 0; i < c.size(); ++i) worst = std::max(worst, static_cast<double>(std::abs(c[i] - ref[i])));
   EXPECT_LE(worst, 1e-5);
 
-  std::vector<float> untouched(c.size(), 0.5f);
   blas::write_unpacked_header(packed.data());
-  EXPECT_FALSE(blas::packed_gemm(m, n, k, a.data<float>(), packed.data(), 1.f, untouched.data()));
+  EXPECT_FALSE(blas::packed_gemm(m, n, k, a.data<float>(), packed.data(), size, 1.f, untouched.data()));
   const int32_t unknown = 1 << 20;
   std::memcpy(packed.data(), &unknown, sizeof unknown);
-  EXPECT_FALSE(blas::packed_gemm(m, n, k, a.data<float>(), packed.data(), 1.f, untouched.data()));
+  EXPECT_FALSE(blas::packed_gemm(m, n, k, a.data<float>(), packed.data(), size, 1.f, untouched.data()));
   for (float x : untouched) ASSERT_EQ(x, 0.5f);
 }
 
