@@ -23,32 +23,35 @@ namespace {
 
 // The primitive API's functions, found in the library dnnl_sgemm came from (declared by the header,
 // never linked: decltype names their types).
+#define TG_DNNL_FUNCTIONS(X) \
+  X(dnnl_engine_create) \
+  X(dnnl_stream_create) \
+  X(dnnl_stream_wait) \
+  X(dnnl_memory_desc_init_by_tag) \
+  X(dnnl_memory_desc_get_size) \
+  X(dnnl_memory_desc_equal) \
+  X(dnnl_matmul_desc_init) \
+  X(dnnl_primitive_attr_create) \
+  X(dnnl_primitive_attr_destroy) \
+  X(dnnl_primitive_attr_set_post_ops) \
+  X(dnnl_post_ops_create) \
+  X(dnnl_post_ops_destroy) \
+  X(dnnl_post_ops_append_sum) \
+  X(dnnl_primitive_desc_create) \
+  X(dnnl_primitive_desc_destroy) \
+  X(dnnl_primitive_desc_query_md) \
+  X(dnnl_reorder_primitive_desc_create) \
+  X(dnnl_primitive_create) \
+  X(dnnl_stream_destroy) \
+  X(dnnl_primitive_destroy) \
+  X(dnnl_primitive_execute) \
+  X(dnnl_memory_create) \
+  X(dnnl_memory_destroy)
+
 struct Api {
-#define TG_DNNL(f) decltype(&::f) f = nullptr;
-  TG_DNNL(dnnl_engine_create)
-  TG_DNNL(dnnl_stream_create)
-  TG_DNNL(dnnl_stream_wait)
-  TG_DNNL(dnnl_memory_desc_init_by_tag)
-  TG_DNNL(dnnl_memory_desc_get_size)
-  TG_DNNL(dnnl_memory_desc_equal)
-  TG_DNNL(dnnl_matmul_desc_init)
-  TG_DNNL(dnnl_primitive_attr_create)
-  TG_DNNL(dnnl_primitive_attr_destroy)
-  TG_DNNL(dnnl_primitive_attr_set_post_ops)
-  TG_DNNL(dnnl_post_ops_create)
-  TG_DNNL(dnnl_post_ops_destroy)
-  TG_DNNL(dnnl_post_ops_append_sum)
-  TG_DNNL(dnnl_primitive_desc_create)
-  TG_DNNL(dnnl_primitive_desc_destroy)
-  TG_DNNL(dnnl_primitive_desc_query_md)
-  TG_DNNL(dnnl_reorder_primitive_desc_create)
-  TG_DNNL(dnnl_primitive_create)
-  TG_DNNL(dnnl_stream_destroy)
-  TG_DNNL(dnnl_primitive_destroy)
-  TG_DNNL(dnnl_primitive_execute)
-  TG_DNNL(dnnl_memory_create)
-  TG_DNNL(dnnl_memory_destroy)
-#undef TG_DNNL
+#define TG_DECLARE(f) decltype(&::f) f = nullptr;
+  TG_DNNL_FUNCTIONS(TG_DECLARE)
+#undef TG_DECLARE
   int (*omp_get_max_threads)() = nullptr;  // a primitive is made for a thread count
   dnnl_engine_t engine = nullptr;
   bool ok = false;
@@ -65,31 +68,9 @@ const Api& api() {
       f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(h, name));
       all &= f != nullptr;
     };
-#define TG_DNNL(f) find(a.f, #f);
-    TG_DNNL(dnnl_engine_create)
-    TG_DNNL(dnnl_stream_create)
-    TG_DNNL(dnnl_stream_wait)
-    TG_DNNL(dnnl_memory_desc_init_by_tag)
-    TG_DNNL(dnnl_memory_desc_get_size)
-    TG_DNNL(dnnl_memory_desc_equal)
-    TG_DNNL(dnnl_matmul_desc_init)
-    TG_DNNL(dnnl_primitive_attr_create)
-    TG_DNNL(dnnl_primitive_attr_destroy)
-    TG_DNNL(dnnl_primitive_attr_set_post_ops)
-    TG_DNNL(dnnl_post_ops_create)
-    TG_DNNL(dnnl_post_ops_destroy)
-    TG_DNNL(dnnl_post_ops_append_sum)
-    TG_DNNL(dnnl_primitive_desc_create)
-    TG_DNNL(dnnl_primitive_desc_destroy)
-    TG_DNNL(dnnl_primitive_desc_query_md)
-    TG_DNNL(dnnl_reorder_primitive_desc_create)
-    TG_DNNL(dnnl_primitive_create)
-    TG_DNNL(dnnl_stream_destroy)
-    TG_DNNL(dnnl_primitive_destroy)
-    TG_DNNL(dnnl_primitive_execute)
-    TG_DNNL(dnnl_memory_create)
-    TG_DNNL(dnnl_memory_destroy)
-#undef TG_DNNL
+#define TG_FIND(f) find(a.f, #f);
+    TG_DNNL_FUNCTIONS(TG_FIND)
+#undef TG_FIND
     a.omp_get_max_threads = reinterpret_cast<int (*)()>(dlsym(omp, "omp_get_max_threads"));
     all &= a.omp_get_max_threads != nullptr;
     a.ok = all && a.dnnl_engine_create(&a.engine, dnnl_cpu, 0) == dnnl_success;
