@@ -226,10 +226,9 @@ class DeferEvaluation {
 // once (a plain jvp call stacks them each time) and each Gauss-Newton product runs one large product
 // instead of T small ones (at H = 512, B = 128 a quarter of the product's FLOPs; the stacked shape runs
 // faster per FLOP: docs/results/engine_bench.md). The cost is the stacked copy of the operands, kept by
-// the segment. Only weights of kStackedMin elements or more (transpose-once's line in ops/linalg.cc):
-// smaller ones are OpenBLAS's small kernels, where the slices and adds are nodes of their own to pay for.
-// Measured above it: faster at H = 512 (B = 32, 128) and H = 256, B = 128; 0.5-4% slower at H = 256, B = 32.
-constexpr int64_t kStackedMin = 4096;
+// the segment. Only weights of ops::kSharedWeightMin elements or more (ops/families.h): for smaller ones
+// the slices and adds are nodes of their own to pay for. Measured above it: faster at H = 512 (B = 32,
+// 128) and H = 256, B = 128; 0.5-4% slower at H = 256, B = 32.
 
 struct StackedTerm {
   Var product;  // [sum of rows, n]
@@ -256,7 +255,7 @@ std::map<int32_t, StackedTerm> stack_tangent_products(Graph& g, int32_t lo, int3
     const int bi = product_b_index(n);
     if (bi == 0) continue;
     const int32_t b = n.in[bi];
-    if (b < lo || !is_input[b - lo] || tan[b - lo].empty() || g.node(b).shape.size() < kStackedMin) continue;
+    if (b < lo || !is_input[b - lo] || tan[b - lo].empty() || g.node(b).shape.size() < ops::kSharedWeightMin) continue;
     groups[{b, n.attrs.tb}].push_back(id);
   }
   std::map<int32_t, StackedTerm> stacked;

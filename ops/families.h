@@ -28,6 +28,12 @@ extern const Primitive addmm_p;
 extern const Primitive addmm_packed_p;  // addmm from B's packed copy (ops/packed_matmul.cc)
 extern const Primitive pad_p;
 extern const Primitive scatter_add_rows_p;
+
+// A weight of this many elements or more that several products read gets the shared-weight treatments:
+// transposed once for its VJP's products (ops/linalg.cc), packed once for its products (ops/packed_matmul.cc),
+// its tangent products stacked into one (core/ad.cc). Smaller weights' products are OpenBLAS's small
+// kernels, where the extra nodes cost more than they save.
+constexpr int64_t kSharedWeightMin = 4096;
 }  // namespace tg::ops
 
 namespace tg::ops {

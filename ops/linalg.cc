@@ -41,10 +41,9 @@ Tensor matmul_eval(const EvalArgs& a) {
 // [32,1024] x [1024,256]^T: ~315 us against ~155 us with b^T stored, docs/results/engine_bench.md). A
 // weight that the graph multiplies by again and again (W_h, once per step) is transposed once, from its
 // second such product in the graph on, and shared by the rest; a weight of one product (a feedforward
-// layer differentiated once) never is. Small b (under kTransposeOnceMin elements, where the products are
-// OpenBLAS's small kernels) are left alone. A b that is itself a transpose (the products above,
+// layer differentiated once) never is. Small b (under kSharedWeightMin elements, ops/families.h) are left
+// alone. A b that is itself a transpose (the products above,
 // differentiated again: Ω's per-step VJPs, second order) gives yb times its input, with no copy.
-constexpr int64_t kTransposeOnceMin = 4096;
 char transpose_once_tag;  // the memo's key (Graph::memo)
 
 Var times_transpose_of(Var yb, Var b, bool tb, Site site) {
@@ -52,7 +51,7 @@ Var times_transpose_of(Var yb, Var b, bool tb, Site site) {
   Graph& g = *b.graph();
   const Node& bn = g.node(b.id());
   if (bn.prim == &transpose_p) return matmul(yb, Var(&g, bn.in[0]), false, false, site);
-  if (bn.shape.size() < kTransposeOnceMin) return matmul(yb, b, false, true, site);
+  if (bn.shape.size() < kSharedWeightMin) return matmul(yb, b, false, true, site);
   Graph::Memo& m = g.memo(&transpose_once_tag, b);
   if (m.node < 0 && ++m.calls < 2) return matmul(yb, b, false, true, site);
   if (m.node < 0) m.node = transpose(b, site).id();

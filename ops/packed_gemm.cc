@@ -124,7 +124,7 @@ struct Product {
   dnnl_primitive_t matmul = nullptr, reorder = nullptr;
   dnnl_memory_desc_t a{}, b_plain{}, b_packed{}, c{};
   int32_t layout = 0;  // b_packed's id (layout_id)
-  int64_t packed_bytes = 0;
+  int64_t floats = 0;  // the packed operand's size, header included (packed_floats)
 };
 
 // A thread's stream and products, released when the thread ends (a batch split's workers end with
@@ -177,7 +177,7 @@ Product make_product(int m, int k, int n, bool accumulate) {
     d.dnnl_primitive_destroy(p.matmul);
     check(s, "reorder", m, k, n);
   }
-  p.packed_bytes = static_cast<int64_t>(d.dnnl_memory_desc_get_size(&p.b_packed));
+  p.floats = kPackedHeader + static_cast<int64_t>((d.dnnl_memory_desc_get_size(&p.b_packed) + 3) / 4);
   p.layout = layout_id(p.b_packed);
   return p;
 }
@@ -223,7 +223,7 @@ bool packing_available() { return onednn_in_use() && api().ok; }
 
 int64_t packed_floats(int m, int k, int n) {
   if (!packing_available()) return kPackedHeader;
-  return kPackedHeader + (product(m, k, n, true).packed_bytes + 3) / 4;
+  return product(m, k, n, true).floats;
 }
 
 void pack_b(int m, int k, int n, const float* b, float* out, int64_t out_floats) {
@@ -233,7 +233,7 @@ void pack_b(int m, int k, int n, const float* b, float* out, int64_t out_floats)
   if (!packing_available()) return;
   const auto t0 = std::chrono::steady_clock::now();
   const Product& p = product(m, k, n, true);
-  if (kPackedHeader + (p.packed_bytes + 3) / 4 > out_floats) return;  // sized for another layout: not packed
+  if (p.floats > out_floats) return;  // sized for another layout: not packed
   const Memory src(p.b_plain, b), dst(p.b_packed, out + kPackedHeader);
   run(p.reorder, {{DNNL_ARG_FROM, src.get()}, {DNNL_ARG_TO, dst.get()}}, m, k, n);
   std::memcpy(out, &p.layout, sizeof p.layout);
@@ -248,7 +248,7 @@ bool packed_gemm(int m, int n, int k, const float* a, const float* packed, int64
   const auto t0 = std::chrono::steady_clock::now();
   const Product& p = product(m, k, n, beta != 0.f);
   // layout_id gives equal layouts one id; the size check guards a buffer sized for another
-  if (layout != p.layout || kPackedHeader + (p.packed_bytes + 3) / 4 > packed_floats) return false;
+  if (layout != p.layout || p.floats > packed_floats) return false;
   const Memory am(p.a, a), bm(p.b_packed, packed + kPackedHeader), cm(p.c, c);
   run(p.matmul, {{DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, bm.get()}, {DNNL_ARG_DST, cm.get()}}, m, k, n);
   g_packed_products.fetch_add(1, std::memory_order_relaxed);

@@ -18,8 +18,8 @@ namespace tg::blas {
 
 constexpr int64_t kPackedHeader = 16;  // floats: 64 bytes, so the packed data keeps the buffer's alignment
 
-// Whether products of this shape (row-major A [m,k], B [k,n], both not transposed) would be packed
-// now: float32 products go to oneDNN (blas.h) and its matmul primitive loads.
+// Whether products can be packed now: float32 products go to oneDNN (blas.h) and its matmul primitive
+// loads.
 bool packing_available();
 // The packed operand's size in floats, header included: kPackedHeader alone when packing is not
 // available (the header then says "not packed").

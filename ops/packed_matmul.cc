@@ -16,9 +16,6 @@ namespace tg::ops {
 using namespace detail;
 
 namespace {
-// Weights under kPackMin elements are left alone, as by transpose-once (ops/linalg.cc): their products are
-// mostly under blas.h's line for oneDNN (kOneDnnMinWork multiply-adds, also checked below).
-constexpr int64_t kPackMin = 4096;
 char pack_tag;  // the memo's key (Graph::memo): one packed copy per weight
 
 // [k,n] -> the packed copy for products with attrs.begin rows (a flat float buffer: packed_gemm.h)
@@ -59,15 +56,15 @@ const Primitive addmm_packed_p{
     [](const EvalArgs& a) {
       const int m = static_cast<int>(a.shape[0]), n = static_cast<int>(a.shape[1]);
       const int k = static_cast<int>(a.in[1]->shape()[1]);
+      Tensor y = a.out ? *a.out : Tensor::empty(a.shape, a.dtype);
       if (a.dtype == DType::f32 && k > 0 && m > 0 && n > 0) {
-        Tensor y = a.out ? *a.out : Tensor::empty(a.shape, a.dtype);
         std::copy_n(a.in[0]->data<float>(), y.size(), y.data<float>());
         if (blas::packed_gemm(m, n, k, a.in[1]->data<float>(), a.in[3]->data<float>(), a.in[3]->size(), 1.f,
                               y.data<float>()))
           return y;
       }
-      const Tensor* in[] = {a.in[0], a.in[1], a.in[2]};
-      return addmm_p.eval(EvalArgs{in, a.attrs, a.shape, a.dtype, a.out});
+      const Tensor* in[] = {a.in[0], a.in[1], a.in[2]};  // from B, into the same result
+      return addmm_p.eval(EvalArgs{in, a.attrs, a.shape, a.dtype, &y});
     },
     [](const RuleArgs& r, std::span<const Var> d) { return addmm_p.jvp(addmm_args(r), d.subspan(0, 3)); },
     [](const RuleArgs& r, Var yb, std::span<const bool> need, std::span<Var> xb) {
@@ -76,15 +73,15 @@ const Primitive addmm_packed_p{
 
 Var addmm_packed(Var c, Var a, Var b, Var p, Site site) { return make(addmm_packed_p, {c, a, b, p}, {}, site); }
 
-// B's packed copy for a product with A's rows, or an empty Var: a float32 weight of kPackMin elements
-// or more, from its second product in the graph on (a weight multiplied once is never copied: the
+// B's packed copy for a product with A's rows, or an empty Var: a float32 weight of kSharedWeightMin
+// elements or more (ops/families.h) in a product of kOneDnnMinWork multiply-adds or more (blas.h), from its second product in the graph on (a weight multiplied once is never copied: the
 // same rule as transpose-once's, ops/linalg.cc), for products of A's row count (the first such
 // product's; others read B), while packing is available.
 Var packed_operand(Var a, Var b, Site site) {
   if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || !blas::packing_available()) return {};
   const Shape& as = a.shape();
   const Shape& bs = b.shape();
-  if (bs.size() < kPackMin || as[0] * as[1] * bs[1] < blas::kOneDnnMinWork) return {};
+  if (bs.size() < kSharedWeightMin || as[0] * as[1] * bs[1] < blas::kOneDnnMinWork) return {};
   Graph& g = *b.graph();
   Graph::Memo& m = g.memo(&pack_tag, b);
   if (m.node < 0 && ++m.calls < 2) return {};
