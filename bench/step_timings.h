@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/fma_roof.h"
 #include "bench/gemm_work.h"
 #include "bench/lstm_lm.h"
 #include "optim/objective.h"
@@ -44,10 +45,15 @@ struct StepTimings {
   int64_t tape_nodes = 0, replayed_nodes = 0;
   std::vector<GemmShape> shapes;
   double step_gflop = 0;  // matrix-product work of one step
+  FmaRoof roof;           // one thread's float32 FMA throughput: no product runs faster
   double achieved_gflops() const { return step_gflop / (step.median_ms * 1e-3); }
   double gemm_gflops() const { return step_gflop / (gemm.median_ms * 1e-3); }
   // Same-shape gemm efficiency: the products run alone over the same products inside a step (1: as fast)
   double gemm_in_step_efficiency() const { return gemm.median_ms / gemm_in_step.median_ms; }
+  // The step's products inside the step, per thread (the gemm clock sums the threads' times)
+  double gemm_in_step_gflops() const { return step_gflop / (gemm_in_step.median_ms * 1e-3); }
+  // The step's products on one thread at the roof: what no gemm can go below
+  double roof_ms() const { return roof.gflops > 0 ? step_gflop / roof.gflops * 1e3 : 0; }
 };
 
 // Counts the step's matrix products on one gradient pass (r.shapes, r.step_gflop), then times side by

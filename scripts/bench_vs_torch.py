@@ -437,7 +437,7 @@ def main():
             run_torch = lambda: torch_timings(torch, variants[model], H, B, T, a.reps)
             loop_variant = "step/cell loop"
         tg_step, tg_gn, tg_gemm, tg_json = [], [], [], None
-        th, dnnl = {}, []
+        th, dnnl, roof = {}, [], []
         for _ in range(a.rounds):
             if harness and a.onednn != "none" and row["model"] == "lstm":
                 dnnl.append(onednn_timing(harness, H, B, T, a.reps))
@@ -445,6 +445,8 @@ def main():
             tg_step += tg_json["step_samples_ms"]
             tg_gn += tg_json["gnvp_samples_ms"]
             tg_gemm += tg_json["gemm_samples_ms"]
+            if "fma_roof_gflops" in tg_json:
+                roof.append(tg_json["fma_roof_gflops"])
             if torch is not None:
                 for k, s in run_torch().items():
                     if isinstance(s, list):
@@ -458,6 +460,11 @@ def main():
         row["sgemm_gflops"] = row["step_gflop"] / (row["gemm_ms"] * 1e-3)
         row["fraction_of_sgemm"] = row["gemm_ms"] / row["tapegrad_step_ms"]
         row["tapegrad_gn_over_step"] = row["tapegrad_gn_ms"] / row["tapegrad_step_ms"]
+        if roof:
+            # One thread's float32 FMA throughput (the best round: a roof is approached from below). No step of
+            # any library runs its products faster than step_gflop at the roof on every thread.
+            row["fma_roof_gflops"] = max(roof)
+            row["products_at_roof_ms"] = row["step_gflop"] / (max(roof) * a.threads) * 1e3
         if dnnl:
             row["onednn_step_ms"] = med(dnnl)  # the median of the rounds' medians
             row["onednn_gflops"] = row["step_gflop"] / (row["onednn_step_ms"] * 1e-3)
@@ -469,6 +476,8 @@ def main():
             row["torch_best_variant"] = best.split("/", 1)[1]
             row["torch_variants_ms"] = steps
             row["speedup"] = row["torch_step_ms"] / row["tapegrad_step_ms"]
+            if "products_at_roof_ms" in row:  # the most any step could be ahead of PyTorch's on this machine
+                row["speedup_bound"] = row["torch_step_ms"] / row["products_at_roof_ms"]
             row["torch_loop_variant"] = loop_variant.split("/", 1)[1]
             row["torch_loop_step_ms"] = steps.get(loop_variant)
             for k in ("gn/forward-AD", "gn/double-backward"):
@@ -493,12 +502,17 @@ def print_row(r):
     s = (f"{r['config']}: tapegrad step {r['tapegrad_step_ms']:.1f} ms, "
          f"GN {r['tapegrad_gn_ms']:.1f} ms ({r['tapegrad_gn_over_step']:.2f}x step), "
          f"{r['tapegrad_gflops']:.1f} GFLOP/s vs sgemm {r['sgemm_gflops']:.1f} ({100 * r['fraction_of_sgemm']:.0f}%)")
+    if "fma_roof_gflops" in r:
+        s += (f"\n    FMA roof {r['fma_roof_gflops']:.1f} GFLOP/s per thread: the step's products take >= "
+              f"{r['products_at_roof_ms']:.1f} ms on {r['threads']} thread(s), whatever computes them")
     if "onednn_step_ms" in r:
         s += (f"\n    oneDNN LSTM primitive + output layer: {r['onednn_step_ms']:.1f} ms ({r['onednn_gflops']:.1f} GFLOP/s) "
               f"-> oneDNN / tapegrad {r['onednn_over_tapegrad']:.2f}x (> 1: tapegrad faster)")
     if "torch_step_ms" in r:
         variants = ", ".join(f"{k.split('/', 1)[1]} {v:.1f}" for k, v in r["torch_variants_ms"].items())
         s += f"\n    PyTorch step: {variants} ms -> PyTorch / tapegrad {r['speedup']:.2f}x (> 1: tapegrad faster)"
+        if "speedup_bound" in r:
+            s += f"; a step of products alone at the roof would be {r['speedup_bound']:.2f}x"
         loop = r["torch_loop_variant"]
         for k in ("gn/forward-AD", "gn/double-backward"):
             if k in r:
@@ -522,8 +536,8 @@ def print_table(rows):
 def print_sequence_table(rows):
     print("\n| config | tapegrad step ms | oneDNN LSTM step ms | oneDNN / tapegrad | PyTorch step ms (best) | speedup | "
           "tapegrad GN/step | PyTorch GN/loop step (fwd-AD, dbl-bwd) | tapegrad GFLOP/s | oneDNN GFLOP/s | sgemm GFLOP/s | "
-          "% of sgemm |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "% of sgemm | products at the FMA roof ms | PyTorch / roof |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "torch_step_ms" in r:
             torch_cols = f"{r['torch_step_ms']:.1f} ({r['torch_best_variant']}) | {r['speedup']:.2f}x"
@@ -538,7 +552,12 @@ def print_sequence_table(rows):
         dnnl_gflops = f"{r['onednn_gflops']:.1f}" if "onednn_step_ms" in r else "n/a"
         print(f"| {r['config']} | {r['tapegrad_step_ms']:.1f} | {dnnl} | {torch_cols} | {r['tapegrad_gn_over_step']:.2f} | "
               f"{torch_gn} | {r['tapegrad_gflops']:.1f} | {dnnl_gflops} | {r['sgemm_gflops']:.1f} | "
-              f"{100 * r['fraction_of_sgemm']:.0f}% |")
+              f"{100 * r['fraction_of_sgemm']:.0f}% | {roof_cols(r)} |")
+
+
+def roof_cols(r):
+    bound = f"{r['speedup_bound']:.2f}x" if "speedup_bound" in r else "n/a"
+    return f"{r['products_at_roof_ms']:.1f} | {bound}" if "products_at_roof_ms" in r else "n/a | n/a"
 
 
 def print_network_table(rows):

@@ -1,0 +1,81 @@
+#include "bench/fma_roof.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+
+#if defined(__FMA__)
+#include <immintrin.h>
+#endif
+
+#include "bench/fma_roof_loops.h"
+
+namespace tg::bench {
+namespace detail {
+
+#if defined(__FMA__)
+float fma_chains_avx2(int64_t iters, float x, float y) {
+  __m256 acc[kChains];
+  const __m256 vx = _mm256_set1_ps(x), vy = _mm256_set1_ps(y);
+  for (__m256& a : acc) a = vy;
+  for (int64_t k = 0; k < iters; ++k)
+#pragma GCC unroll 12
+    for (__m256& a : acc) a = _mm256_fmadd_ps(a, vx, vy);
+  __m256 sum = acc[0];
+  for (int i = 1; i < kChains; ++i) sum = _mm256_add_ps(sum, acc[i]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sum);
+  float s = 0;
+  for (float l : lanes) s += l;
+  return s;
+}
+#endif
+
+float fma_chains_scalar(int64_t iters, float x, float y) {
+  float acc[kChains];
+  std::fill(acc, acc + kChains, y);
+  for (int64_t k = 0; k < iters; ++k)
+    for (float& a : acc) a = std::fma(a, x, y);
+  float s = 0;
+  for (float a : acc) s += a;
+  return s;
+}
+
+std::vector<FmaLoop> fma_loops() {
+  std::vector<FmaLoop> loops = {{fma_chains_scalar, 1, "scalar"}};
+#if defined(__FMA__)
+  loops.push_back({fma_chains_avx2, 8, "avx2"});
+#endif
+#if defined(TAPEGRAD_HAVE_AVX512_ROOF) && (defined(__x86_64__) || defined(__i386__))
+  if (__builtin_cpu_supports("avx512f")) loops.push_back({fma_chains_avx512, 16, "avx512"});
+#endif
+  return loops;
+}
+
+}  // namespace detail
+
+FmaRoof measure_fma_roof(double seconds) {
+  using clock = std::chrono::steady_clock;
+  const detail::FmaLoop loop = detail::fma_loops().back();
+  // x < 1 and y small keep every chain finite and normal: a = a x + y tends to y / (1 - x)
+  const float x = 0.999f, y = 1e-3f;
+  volatile float sink = loop.run(1000, x, y);  // warm-up: the wide units power up on first use
+  // size a round from a short probe so three rounds take about `seconds`
+  int64_t iters = 1 << 16;
+  auto t0 = clock::now();
+  sink = loop.run(iters, x, y);
+  const double probe = std::chrono::duration<double>(clock::now() - t0).count();
+  iters = std::max<int64_t>(iters, static_cast<int64_t>(iters * (seconds / 3) / std::max(probe, 1e-6)));
+  double best = 0;
+  for (int round = 0; round < 3; ++round) {
+    t0 = clock::now();
+    sink = loop.run(iters, x, y);
+    const double s = std::chrono::duration<double>(clock::now() - t0).count();
+    best = std::max(best, 2.0 * loop.lanes * detail::kChains * static_cast<double>(iters) / s * 1e-9);
+  }
+  (void)sink;
+  return {best, loop.isa};
+}
+
+}  // namespace tg::bench
