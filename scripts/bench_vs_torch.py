@@ -61,16 +61,19 @@ def parse_args():
 
 
 def machine_line():
-    model = "unknown CPU"
+    """CPU model, cores and the widest vector instruction set, as tapegrad's own machine line says them."""
+    model, flags = "unknown CPU", set()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
+                if line.startswith("model name") and model == "unknown CPU":
                     model = line.split(":", 1)[1].strip()
-                    break
+                elif line.startswith("flags") and not flags:
+                    flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return f"{model}, nproc {len(os.sched_getaffinity(0))}"
+    isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    return f"{model}, nproc {len(os.sched_getaffinity(0))}, {isa}"
 
 
 # ---------------------------------------------------------------- PyTorch side (optional)
