@@ -143,15 +143,20 @@ Var ctc_per_sequence(Graph& g, std::span<const Var> logits, const tasks::Batch& 
 // mask_t / T_b, as stability_penalty does on the full tape (unweighted: the caller divides by T).
 Var norm_stabilizer_terms(std::span<const Var> hidden, int64_t first_step, const std::vector<Tensor>& mask,
                           const std::vector<int64_t>& lengths) {
-  Var total;
-  for (size_t t = 1; t < hidden.size(); ++t) {
-    Var n1 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(hidden[t]), 1), 1e-12));
-    Var n0 = ops::sqrt(ops::add_scalar(ops::sum(ops::square(hidden[t - 1]), 1), 1e-12));
-    Var term = ops::square(ops::sub(n1, n0));
-    if (!mask.empty()) term = ops::mul(term, step_weights(term, mask[static_cast<size_t>(first_step) + t], lengths));
-    total = ops::add(total, ops::mean(term));
+  const auto S = static_cast<int64_t>(hidden.size());
+  if (S < 2) return {};
+  // all the states' norms in one node, as stability_penalty does (models/regularizers.cc says why)
+  const int64_t B = hidden[0].shape()[0];
+  const Var norms = ops::reshape(
+      ops::sqrt(ops::add_scalar(ops::sum(ops::square(ops::concat(std::vector<Var>(hidden.begin(), hidden.end()), 0)), 1), 1e-12)),
+      Shape{S, B});
+  Var terms = ops::square(ops::sub(ops::slice(norms, 0, 1, S), ops::slice(norms, 0, 0, S - 1)));  // [S - 1, B]
+  if (!mask.empty()) {
+    std::vector<size_t> step;
+    for (int64_t t = 1; t < S; ++t) step.push_back(static_cast<size_t>(first_step + t));
+    terms = ops::mul(terms, step_weight_rows(terms, mask, step, lengths));
   }
-  return total;
+  return ops::scale(ops::sum(terms), 1.0 / static_cast<double>(B));  // Σ over pairs of the batch mean
 }
 }  // namespace
 

@@ -50,17 +50,6 @@ namespace {
 Var l2(Var h) { return ops::sqrt(ops::add_scalar(ops::sum(ops::square(h), 1), 1e-12)); }
 Var l1(Var h) { return ops::sum(ops::abs(h), 1); }
 
-// A padded batch's term weights [K, B]: row k is step_weights at the step term row k reads.
-Var step_weight_rows(Var like, const std::vector<Tensor>& mask, const std::vector<size_t>& step,
-                     const std::vector<int64_t>& lengths) {
-  const size_t B = lengths.size();
-  std::vector<double> w(step.size() * B);
-  for (size_t k = 0; k < step.size(); ++k)
-    for (size_t b = 0; b < B; ++b)
-      w[k * B + b] = mask[step[k]].at(static_cast<int64_t>(b)) != 0 ? 1.0 / static_cast<double>(lengths[b]) : 0.0;
-  return like.graph()->input(
-      Tensor::from({static_cast<int64_t>(step.size()), static_cast<int64_t>(B)}, w, DType::f64).astype(like.dtype()));
-}
 }  // namespace
 
 Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPenalty& p) {
@@ -127,11 +116,15 @@ Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPen
   return ops::scale(ops::sum(ops::mul(terms, step_weight_rows(terms, mask, step, length))), p.beta * per_row);
 }
 
-Var step_weights(Var like, const Tensor& mask_t, const std::vector<int64_t>& lengths) {
-  std::vector<double> w(lengths.size());
-  for (size_t b = 0; b < w.size(); ++b)
-    w[b] = mask_t.at(static_cast<int64_t>(b)) != 0 ? 1.0 / static_cast<double>(lengths[b]) : 0.0;
-  return like.graph()->input(Tensor::from({static_cast<int64_t>(w.size())}, w, DType::f64).astype(like.dtype()));
+Var step_weight_rows(Var like, const std::vector<Tensor>& mask, const std::vector<size_t>& step,
+                     const std::vector<int64_t>& lengths) {
+  const size_t B = lengths.size();
+  std::vector<double> w(step.size() * B);
+  for (size_t k = 0; k < step.size(); ++k)
+    for (size_t b = 0; b < B; ++b)
+      w[k * B + b] = mask[step[k]].at(static_cast<int64_t>(b)) != 0 ? 1.0 / static_cast<double>(lengths[b]) : 0.0;
+  return like.graph()->input(
+      Tensor::from({static_cast<int64_t>(step.size()), static_cast<int64_t>(B)}, w, DType::f64).astype(like.dtype()));
 }
 
 std::vector<Tensor> hidden_adjoints(Var loss, const std::vector<Var>& hidden) {

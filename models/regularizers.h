@@ -44,10 +44,11 @@ Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPen
 // padded.
 Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPenalty& p, const std::vector<Tensor>& mask);
 
-// A padded batch's per-sequence term weights at one step, as a graph constant [B] of `like`'s dtype:
-// mask_t[b] / T_b (0 on a padded step), T_b each sequence's length. Shared by the full tape's and
-// the remat path's stabilizer.
-Var step_weights(Var like, const Tensor& mask_t, const std::vector<int64_t>& lengths);
+// A padded batch's per-sequence term weights for K terms, as a graph constant [K, B] of `like`'s dtype:
+// row k is mask[step[k]][b] / T_b (0 on a padded step), T_b each sequence's length. Shared by the full
+// tape's and the remat path's stabilizer.
+Var step_weight_rows(Var like, const std::vector<Tensor>& mask, const std::vector<size_t>& step,
+                     const std::vector<int64_t>& lengths);
 
 // Values of the total derivatives ∂loss/∂h_t (each [B, H]), by one reverse pass inside the graph (of a
 // step-by-step unroll, as norm_preserving_omega's states).
