@@ -15,32 +15,36 @@ namespace tg::bench {
 namespace detail {
 
 #if defined(__FMA__)
-float fma_chains_avx2(int64_t iters, float x, float y) {
-  __m256 acc[kChains];
-  const __m256 vx = _mm256_set1_ps(x), vy = _mm256_set1_ps(y);
-  for (__m256& a : acc) a = vy;
-  for (int64_t k = 0; k < iters; ++k)
-#pragma GCC unroll 12
-    for (__m256& a : acc) a = _mm256_fmadd_ps(a, vx, vy);
-  __m256 sum = acc[0];
-  for (int i = 1; i < kChains; ++i) sum = _mm256_add_ps(sum, acc[i]);
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, sum);
-  float s = 0;
-  for (float l : lanes) s += l;
-  return s;
-}
+namespace {
+struct Avx2 {
+  using Vector = __m256;
+  static Vector set1(float v) { return _mm256_set1_ps(v); }
+  static Vector fmadd(Vector a, Vector b, Vector c) { return _mm256_fmadd_ps(a, b, c); }
+  static Vector add(Vector a, Vector b) { return _mm256_add_ps(a, b); }
+  static float sum(Vector v) {
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, v);
+    float s = 0;
+    for (float l : lanes) s += l;
+    return s;
+  }
+};
+}  // namespace
+
+float fma_chains_avx2(int64_t iters, float x, float y) { return fma_chains<Avx2>(iters, x, y); }
 #endif
 
-float fma_chains_scalar(int64_t iters, float x, float y) {
-  float acc[kChains];
-  std::fill(acc, acc + kChains, y);
-  for (int64_t k = 0; k < iters; ++k)
-    for (float& a : acc) a = std::fma(a, x, y);
-  float s = 0;
-  for (float a : acc) s += a;
-  return s;
-}
+namespace {
+struct Scalar {
+  using Vector = float;
+  static Vector set1(float v) { return v; }
+  static Vector fmadd(Vector a, Vector b, Vector c) { return std::fma(a, b, c); }
+  static Vector add(Vector a, Vector b) { return a + b; }
+  static float sum(Vector v) { return v; }
+};
+}  // namespace
+
+float fma_chains_scalar(int64_t iters, float x, float y) { return fma_chains<Scalar>(iters, x, y); }
 
 std::vector<FmaLoop> fma_loops() {
   std::vector<FmaLoop> loops = {{fma_chains_scalar, 1, "scalar"}};

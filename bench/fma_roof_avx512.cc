@@ -1,22 +1,22 @@
 // The FMA roof's AVX-512 loop, in a translation unit of its own compiled with -mavx512f (bench/CMakeLists.txt);
-// called only when the CPU has AVX-512. Intrinsics and nothing inline from elsewhere: a shared inline
-// function instantiated here could be the copy the linker keeps for CPUs without AVX-512.
+// called only when the CPU has AVX-512. The loop is fma_roof_loops.h's template on an Ops type local to this
+// unit: an inline function shared with other units could be the copy the linker keeps for CPUs without it.
 #include <immintrin.h>
 
 #include "bench/fma_roof_loops.h"
 
 namespace tg::bench::detail {
 
-float fma_chains_avx512(int64_t iters, float x, float y) {
-  __m512 acc[kChains];
-  const __m512 vx = _mm512_set1_ps(x), vy = _mm512_set1_ps(y);
-  for (__m512& a : acc) a = vy;
-  for (int64_t k = 0; k < iters; ++k)
-#pragma GCC unroll 12
-    for (__m512& a : acc) a = _mm512_fmadd_ps(a, vx, vy);
-  __m512 sum = acc[0];
-  for (int i = 1; i < kChains; ++i) sum = _mm512_add_ps(sum, acc[i]);
-  return _mm512_reduce_add_ps(sum);
-}
+namespace {
+struct Avx512 {
+  using Vector = __m512;
+  static Vector set1(float v) { return _mm512_set1_ps(v); }
+  static Vector fmadd(Vector a, Vector b, Vector c) { return _mm512_fmadd_ps(a, b, c); }
+  static Vector add(Vector a, Vector b) { return _mm512_add_ps(a, b); }
+  static float sum(Vector v) { return _mm512_reduce_add_ps(v); }
+};
+}  // namespace
+
+float fma_chains_avx512(int64_t iters, float x, float y) { return fma_chains<Avx512>(iters, x, y); }
 
 }  // namespace tg::bench::detail

@@ -15,6 +15,23 @@ float fma_chains_scalar(int64_t iters, float x, float y);
 // x86 cores) with registers to spare.
 constexpr int kChains = 12;
 
+// The loop itself, for a vector type's operations `Ops` (set1, fmadd, add, sum). Each instruction set's
+// unit instantiates it with an Ops of its own, so no instantiation is shared between units built with
+// different flags (the linker would keep one copy, possibly the AVX-512 one, for every CPU).
+template <class Ops>
+float fma_chains(int64_t iters, float x, float y) {
+  using V = typename Ops::Vector;
+  V acc[kChains];
+  const V vx = Ops::set1(x), vy = Ops::set1(y);
+  for (V& a : acc) a = vy;
+  for (int64_t k = 0; k < iters; ++k)
+#pragma GCC unroll 12
+    for (V& a : acc) a = Ops::fmadd(a, vx, vy);
+  V total = acc[0];
+  for (int i = 1; i < kChains; ++i) total = Ops::add(total, acc[i]);
+  return Ops::sum(total);
+}
+
 struct FmaLoop {
   float (*run)(int64_t iters, float x, float y);
   int lanes;        // floats per vector
