@@ -62,6 +62,9 @@ std::vector<FmaLoop> fma_loops() {
 FmaRoof measure_fma_roof(double seconds) {
   using clock = std::chrono::steady_clock;
   const detail::FmaLoop loop = detail::fma_loops().back();
+  // A build without vector FMAs (TAPEGRAD_SIMD off, or not x86) has only the scalar loop, whose std::fma may
+  // be a library call: far below what the CPU's gemm reaches, so no roof at all rather than a false one.
+  if (loop.lanes == 1) return {0, "none (this build has no vector FMA loop)"};
   // x < 1 and y small keep every chain finite and normal: a = a x + y tends to y / (1 - x)
   const float x = 0.999f, y = 1e-3f;
   volatile float sink = loop.run(1000, x, y);  // warm-up: the wide units power up on first use

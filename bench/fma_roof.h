@@ -6,12 +6,13 @@
 namespace tg::bench {
 
 struct FmaRoof {
-  double gflops = 0;          // float32, one thread: 2 flops per lane per fused multiply-add
-  const char* isa = "none";   // the widest FMA the CPU has and the loop used: "avx512", "avx2" or "scalar"
+  double gflops = 0;          // float32, one thread: 2 flops per lane per fused multiply-add; 0: not measured
+  const char* isa = "none";   // the loop used, the widest FMA both the CPU and this build have: "avx512", "avx2"
 };
 
-// Independent chains of fused multiply-adds at the CPU's widest vector width, ~`seconds` in all; the
-// best of three rounds (a roof is approached from below: interruptions only lower a round).
+// Independent chains of fused multiply-adds at the widest vector width the CPU and this build share, ~`seconds`
+// in all; the best of three rounds (a roof is approached from below: interruptions only lower a round). A build
+// without vector FMAs measures nothing (gflops 0).
 FmaRoof measure_fma_roof(double seconds = 0.3);
 
 }  // namespace tg::bench

@@ -15,6 +15,10 @@ float fma_chains_scalar(int64_t iters, float x, float y);
 // x86 cores) with registers to spare.
 constexpr int kChains = 12;
 
+// Where chain i starts: distinct for every i, all small and positive. Static: each unit keeps its own copy
+// (one built with -mavx512f must not be the copy another unit calls).
+static inline float chain_start(float y, int i) { return y * static_cast<float>(1 + i); }
+
 // The loop itself, for a vector type's operations `Ops` (set1, fmadd, add, sum). Each instruction set's
 // unit instantiates it with an Ops of its own, so no instantiation is shared between units built with
 // different flags (the linker would keep one copy, possibly the AVX-512 one, for every CPU).
@@ -23,7 +27,8 @@ float fma_chains(int64_t iters, float x, float y) {
   using V = typename Ops::Vector;
   V acc[kChains];
   const V vx = Ops::set1(x), vy = Ops::set1(y);
-  for (V& a : acc) a = vy;
+  // each chain starts elsewhere (chain_start), so no compiler may prove two equal and keep one
+  for (int i = 0; i < kChains; ++i) acc[i] = Ops::set1(chain_start(y, i));
   for (int64_t k = 0; k < iters; ++k)
 #pragma GCC unroll 12
     for (V& a : acc) a = Ops::fmadd(a, vx, vy);

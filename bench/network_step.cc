@@ -54,6 +54,7 @@ NetworkStepResult run_network_step(const NetworkStepConfig& cfg) {
   r.cfg = cfg;
   blas::set_threads(cfg.threads);
   r.threads = blas::threads();
+  r.gemm_clock_sums_threads = false;  // the BLAS's own threads: each gemm timed once
   r.machine = machine_line();
 
   const models::NetworkInfo* info = models::find_network(cfg.network);

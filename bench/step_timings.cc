@@ -135,7 +135,7 @@ nlohmann::json to_json(const StepTimings& t, int reps) {
           {"gemm_in_step_ms", t.gemm_in_step.median_ms},
           {"gemm_in_step_efficiency", t.gemm_in_step_efficiency()},
           {"gemm_in_step_gflops_per_thread", t.gemm_in_step_gflops()},
-          {"fma_roof_gflops", t.roof.gflops},
+          {"fma_roof_gflops", t.roof.gflops > 0 ? nlohmann::json(t.roof.gflops) : nlohmann::json()},
           {"fma_roof_isa", t.roof.isa},
           {"products_at_roof_one_thread_ms", t.roof_ms()},
           {"gemm_in_step_samples_ms", t.gemm_in_step.samples_ms},
@@ -171,14 +171,18 @@ std::string step_summary_rows(const StepTimings& t) {
                      t.step_new_graph.median_ms / t.step.median_ms);
   s += fmt::format("gemm in step            {:.0f}% as fast as the same products alone (same-shape gemm efficiency; "
                    "target >= 90%){}\n",
-                   100.0 * t.gemm_in_step_efficiency(), t.threads > 1 ? ", summed over the threads" : "");
+                   100.0 * t.gemm_in_step_efficiency(),
+                   t.threads > 1 && t.gemm_clock_sums_threads ? ", summed over the threads" : "");
   s += fmt::format("matrix-product work     {:.2f} GFLOP per step in {} shapes\n", t.step_gflop, t.shapes.size());
   s += fmt::format("achieved                {:.1f} GFLOP/s   (sgemm alone {:.1f} GFLOP/s: {:.0f}%)\n",
                    t.achieved_gflops(), t.gemm_gflops(), 100.0 * t.gemm.median_ms / t.step.median_ms);
-  s += fmt::format("FMA roof                {:.1f} GFLOP/s per thread ({} float32 multiply-adds); the step's products "
-                   "ran at {:.1f} per thread inside the step ({:.0f}% of it) and would take {:.2f} ms at the roof\n",
-                   t.roof.gflops, t.roof.isa, t.gemm_in_step_gflops(), 100.0 * t.gemm_in_step_gflops() / t.roof.gflops,
-                   t.roof_ms() / std::max(t.threads, 1));
+  if (t.roof.gflops > 0)
+    s += fmt::format("FMA roof                {:.1f} GFLOP/s per thread ({} float32 multiply-adds); the step's products "
+                     "ran at {:.1f} per thread inside the step ({:.0f}% of it) and would take {:.2f} ms at the roof\n",
+                     t.roof.gflops, t.roof.isa, t.gemm_in_step_gflops(), 100.0 * t.gemm_in_step_gflops() / t.roof.gflops,
+                     t.roof_ms() / std::max(t.threads, 1));
+  else
+    s += fmt::format("FMA roof                not measured: {}\n", t.roof.isa);
   if (!t.gemm_openblas.samples_ms.empty())
     s += fmt::format("gemm backend            {}: {:.1f} GFLOP/s on the step's shapes, openblas {:.1f}\n",
                      blas::gemm_backend(), t.gemm_gflops(), t.step_gflop / (t.gemm_openblas.median_ms * 1e-3));

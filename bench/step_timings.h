@@ -2,6 +2,7 @@
 // and the step's gemms alone, with the machine and the step's matrix-product work; and how both
 // report it (the JSON keys and the table's shared rows), so the two outputs stay comparable.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -46,12 +47,18 @@ struct StepTimings {
   std::vector<GemmShape> shapes;
   double step_gflop = 0;  // matrix-product work of one step
   FmaRoof roof;           // one thread's float32 FMA throughput: no product runs faster
+  // Whether the gemm clock sums the threads' times (the batch split between threads, each gemm on one) or
+  // times each multi-threaded gemm once, by the wall clock (threads handed to the BLAS: network_step)
+  bool gemm_clock_sums_threads = true;
   double achieved_gflops() const { return step_gflop / (step.median_ms * 1e-3); }
   double gemm_gflops() const { return step_gflop / (gemm.median_ms * 1e-3); }
   // Same-shape gemm efficiency: the products run alone over the same products inside a step (1: as fast)
   double gemm_in_step_efficiency() const { return gemm.median_ms / gemm_in_step.median_ms; }
-  // The step's products inside the step, per thread (the gemm clock sums the threads' times)
-  double gemm_in_step_gflops() const { return step_gflop / (gemm_in_step.median_ms * 1e-3); }
+  // The step's products inside the step, per thread
+  double gemm_in_step_gflops() const {
+    const double rate = step_gflop / (gemm_in_step.median_ms * 1e-3);
+    return gemm_clock_sums_threads ? rate : rate / std::max(threads, 1);
+  }
   // The step's products on one thread at the roof: what no gemm can go below
   double roof_ms() const { return roof.gflops > 0 ? step_gflop / roof.gflops * 1e3 : 0; }
 };

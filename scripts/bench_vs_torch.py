@@ -448,7 +448,7 @@ def main():
             tg_step += tg_json["step_samples_ms"]
             tg_gn += tg_json["gnvp_samples_ms"]
             tg_gemm += tg_json["gemm_samples_ms"]
-            if "fma_roof_gflops" in tg_json:
+            if tg_json.get("fma_roof_gflops"):  # absent or null: the build measured no roof
                 roof.append(tg_json["fma_roof_gflops"])
             if torch is not None:
                 for k, s in run_torch().items():

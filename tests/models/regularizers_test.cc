@@ -158,7 +158,7 @@ TEST(Stability, NormStabilizerShorthandIsTheNormKindWithoutTheFirstTerm) {
 }
 
 // The penalty's nodes do not grow with the number of steps (the states are stacked once): a per-step
-// construction made an IRNN of 100 units on batches of 16 run twice as slowly with the norm stabilizer.
+// construction made an IRNN of 100 units on batches of 16 make 0.56 as many updates per CPU second.
 TEST(Stability, NodesDoNotGrowWithTheSteps) {
   for (const char* kind : {"norm", "state_diff", "relative", "l1_norm", "target_norm", "abs_diff", "squared_norm"}) {
     SCOPED_TRACE(kind);
