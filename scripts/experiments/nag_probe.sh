@@ -8,6 +8,9 @@
 #   input005   input weights N(0, 1/15)·0.02 (std 0.005, the released code's base), not std 0.02
 #   bias_h0    the hidden bias drawn N(0, 1/15) as in ch. 4's init (output bias 0) and a learned h_0
 #   icml2013   μ_t = min(1 − 2^(−1−log2(⌊t/250⌋+1)), 0.98) (ICML 2013) instead of 0.9 then 0.98
+#   ramp3e3    the schedule's rise from ε = 3e-4 to 3e-3 at iteration 3,001 spread over 450 iterations (×10^0.1
+#              every 50), everything else the thesis's: seed 2 is thrown off by the first step at 3e-3
+#              (nag_addition_T80.md, "What the per-iteration logs say")
 # Runs: runs/nag_probe/<variant>_s<seed>, resumable (scripts/experiments/lane.sh); EVAL=1 scores finished runs
 # (test error on 10,000 fresh sequences, seed 2026, as the page's table) and archives them; PRINT=1 prints the
 # commands instead.
@@ -25,7 +28,10 @@ for variant in $VARIANTS; do
     input005) change=(--set model_options.input_scale=0.02) ;;
     bias_h0) change=(--set model_options.bias_scale=0.2582 --set model_options.learned_h0=true) ;;
     icml2013) change=(--set 'optimizer_options.momentum={"kind":"icml2013","mu_max":0.98,"period":250}') ;;
-    *) echo "nag_probe.sh: unknown variant '$variant' (openblas input005 bias_h0 icml2013)" >&2; exit 2 ;;
+    ramp3e3)  # piecewise pieces are [last iteration, ε]; the preset's are [1500, 3e-5], [3000, 3e-4], [6000, 3e-3], [30000, 1e-3], then 1e-4
+      ramp=$(/usr/bin/python3 -c 'print(",".join("[%d,%.4g]" % (3000 + 50 * k, 3e-4 * 10 ** (k / 10)) for k in range(1, 10)))')
+      change=(--set "optimizer_options.lr={\"kind\":\"piecewise\",\"pieces\":[[1500,3e-5],[3000,3e-4],$ramp,[6000,3e-3],[30000,1e-3]],\"then\":1e-4}") ;;
+    *) echo "nag_probe.sh: unknown variant '$variant' (openblas input005 bias_h0 icml2013 ramp3e3)" >&2; exit 2 ;;
   esac
   for seed in $SEEDS; do
     out=runs/nag_probe/${variant}_s$seed
