@@ -26,7 +26,7 @@ start=$(date +%s)
 cmake -S . -B "$B" -G Ninja -DCMAKE_CXX_COMPILER="$CXX_CLANG" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" -DTAPEGRAD_SANITIZE=address,undefined \
   -DTAPEGRAD_BENCH=OFF "${launcher[@]}" >/dev/null
-suites=(test_core test_ops test_models test_optim test_tasks test_tools test_riemannian)
+suites=(test_core test_ops test_models test_optim test_tasks test_tools test_riemannian test_bench)
 mpi=0
 if [ "${SANITIZE_MPI:-1}" = 1 ] && grep -qE '^TAPEGRAD_HAVE_MPI:INTERNAL=(1|ON|TRUE)$' "$B/CMakeCache.txt" &&
    command -v mpirun >/dev/null; then
