@@ -136,26 +136,22 @@ Var ctc_per_sequence(Graph& g, std::span<const Var> logits, const tasks::Batch& 
   return ctc_neg_log_likelihood(g, logits, c);
 }
 
-// Σ_i mean over the batch of (‖h_i‖ - ‖h_{i-1}‖)² for i >= 1 (Krueger & Memisevic's norm stabiliser,
-// before the β/T factor); empty for fewer than two states.
-// Σ over consecutive pairs of `hidden` of mean_b (‖h_t‖ - ‖h_{t-1}‖)², hidden[0] being the state at step
-// `first_step`. With input masks (a padded batch) each pair's term is weighted per sequence by
-// mask_t / T_b, as stability_penalty does on the full tape (unweighted: the caller divides by T).
+// Krueger & Memisevic's norm stabiliser before its β/T factor: Σ over consecutive pairs of `hidden` of
+// mean_b (‖h_t‖ - ‖h_{t-1}‖)², hidden[0] being the state at step `first_step`; empty for fewer than two
+// states. With input masks (a padded batch) each pair's term is weighted per sequence by mask_t / T_b, as
+// stability_penalty does on the full tape (unweighted: the caller divides by T).
 Var norm_stabilizer_terms(std::span<const Var> hidden, int64_t first_step, const std::vector<Tensor>& mask,
                           const std::vector<int64_t>& lengths) {
   const auto S = static_cast<int64_t>(hidden.size());
   if (S < 2) return {};
   // all the states' norms in one node, as stability_penalty does (models/regularizers.cc says why)
-  const int64_t B = hidden[0].shape()[0];
-  const Var norms = ops::reshape(
-      ops::sqrt(ops::add_scalar(ops::sum(ops::square(ops::concat(std::vector<Var>(hidden.begin(), hidden.end()), 0)), 1), 1e-12)),
-      Shape{S, B});
-  Var terms = ops::square(ops::sub(ops::slice(norms, 0, 1, S), ops::slice(norms, 0, 0, S - 1)));  // [S - 1, B]
+  Var terms = ops::square(step_differences(state_norms(hidden)));  // [S - 1, B]
   if (!mask.empty()) {
     std::vector<size_t> step;
     for (int64_t t = 1; t < S; ++t) step.push_back(static_cast<size_t>(first_step + t));
     terms = ops::mul(terms, step_weight_rows(terms, mask, step, lengths));
   }
+  const int64_t B = hidden[0].shape()[0];
   return ops::scale(ops::sum(terms), 1.0 / static_cast<double>(B));  // Σ over pairs of the batch mean
 }
 }  // namespace

@@ -49,8 +49,17 @@ namespace {
 // ‖h‖₂ per row [B]; the ε keeps the derivative finite at h = 0 (zero initial states, dead ReLUs)
 Var l2(Var h) { return ops::sqrt(ops::add_scalar(ops::sum(ops::square(h), 1), 1e-12)); }
 Var l1(Var h) { return ops::sum(ops::abs(h), 1); }
-
 }  // namespace
+
+Var state_norms(std::span<const Var> states) {
+  const Var all = states.size() == 1 ? states[0] : ops::concat(states, 0);
+  return ops::reshape(l2(all), Shape{static_cast<int64_t>(states.size()), states[0].shape()[0]});
+}
+
+Var step_differences(Var per_state) {
+  const int64_t S = per_state.shape()[0];
+  return ops::sub(ops::slice(per_state, 0, 1, S), ops::slice(per_state, 0, 0, S - 1));
+}
 
 Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPenalty& p) {
   return stability_penalty(hidden, h0, p, {});
@@ -76,7 +85,7 @@ Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPen
   // on batches of 16, T = 400, made 0.56 as many updates per CPU second with the norm penalty built per step).
   const int64_t B = hidden[0].shape()[0];
   const auto S = static_cast<int64_t>(states.size());
-  auto rows = [B](Var perRow, int64_t n) { return ops::reshape(perRow, Shape{n, B}); };  // [n·B] -> [n, B]
+  auto rows = [B](Var flat, int64_t n) { return ops::reshape(flat, Shape{n, B}); };  // [n·B] -> [n, B]
   Var terms;                 // [K, B]
   std::vector<size_t> step;  // the last step (index into hidden) each row of terms reads
   const size_t first = needs_h0 ? 1 : 0;  // states[k] is hidden[k - first]
@@ -91,16 +100,15 @@ Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPen
     step.push_back(T - 1);
   } else {
     if (S < 2) return {};
-    const Var all = ops::concat(states, 0);
-    const Var before = ops::slice(all, 0, 0, (S - 1) * B), after = ops::slice(all, 0, B, S * B);  // states t-1, t
     if (p.kind == "state_diff") {
+      const Var all = ops::concat(states, 0);
+      const Var before = ops::slice(all, 0, 0, (S - 1) * B), after = ops::slice(all, 0, B, S * B);  // states t-1, t
       terms = rows(ops::sum(ops::square(ops::sub(after, before)), 1), S - 1);
     } else if (p.kind == "l1_norm") {
-      const Var n = rows(l1(all), S);
-      terms = ops::square(ops::sub(ops::slice(n, 0, 1, S), ops::slice(n, 0, 0, S - 1)));
+      terms = ops::square(step_differences(rows(l1(ops::concat(states, 0)), S)));
     } else {
-      const Var n = rows(l2(all), S);
-      const Var nb = ops::slice(n, 0, 1, S), d = ops::sub(nb, ops::slice(n, 0, 0, S - 1));
+      const Var n = state_norms(states);
+      const Var nb = ops::slice(n, 0, 1, S), d = step_differences(n);
       if (p.kind == "norm") terms = ops::square(d);
       else if (p.kind == "relative") terms = ops::square(ops::div(d, nb));
       else if (p.kind == "abs_diff") terms = ops::abs(d);

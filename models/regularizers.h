@@ -7,6 +7,7 @@
 //    Ω = Σ_k (‖a_{k+1} ∂h_{k+1}/∂h_k‖ / ‖a_{k+1}‖ - 1)²,  a_{k+1} = ∂E/∂h_{k+1} held constant,
 //    whose value is a vector-Jacobian product inside the graph, so its gradient is second-order AD.
 #pragma once
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,12 @@ Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPen
 // length: β Σ_t mask_t term_t / T_b, mean over the batch. Equal to the unmasked penalty when no step is
 // padded.
 Var stability_penalty(const std::vector<Var>& hidden, Var h0, const StabilityPenalty& p, const std::vector<Tensor>& mask);
+
+// Each row's ‖h‖₂ in S states [B, H], the states stacked once: [S, B] (an ε keeps the derivative finite at
+// h = 0). The norm stabilizer's quantities, shared by stability_penalty and the remat path's stabilizer.
+Var state_norms(std::span<const Var> states);
+// Row t minus row t - 1 of a per-state [S, B]: [S - 1, B].
+Var step_differences(Var per_state);
 
 // A padded batch's per-sequence term weights for K terms, as a graph constant [K, B] of `like`'s dtype:
 // row k is mask[step[k]][b] / T_b (0 on a padded step), T_b each sequence's length. Shared by the full

@@ -42,8 +42,8 @@ Tensor matmul_eval(const EvalArgs& a) {
 // weight that the graph multiplies by again and again (W_h, once per step) is transposed once, from its
 // second such product in the graph on, and shared by the rest; a weight of one product (a feedforward
 // layer differentiated once) never is. Small b (under kSharedWeightMin elements, ops/families.h) are left
-// alone. A b that is itself a transpose (the products above,
-// differentiated again: Ω's per-step VJPs, second order) gives yb times its input, with no copy.
+// alone. A b that is itself a transpose (the products above, differentiated again: Ω's per-step VJPs,
+// second order) gives yb times its input, with no copy.
 char transpose_once_tag;  // the memo's key (Graph::memo)
 
 Var times_transpose_of(Var yb, Var b, bool tb, Site site) {

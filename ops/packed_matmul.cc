@@ -74,9 +74,10 @@ const Primitive addmm_packed_p{
 Var addmm_packed(Var c, Var a, Var b, Var p, Site site) { return make(addmm_packed_p, {c, a, b, p}, {}, site); }
 
 // B's packed copy for a product with A's rows, or an empty Var: a float32 weight of kSharedWeightMin
-// elements or more (ops/families.h) in a product of kOneDnnMinWork multiply-adds or more (blas.h), from its second product in the graph on (a weight multiplied once is never copied: the
-// same rule as transpose-once's, ops/linalg.cc), for products of A's row count (the first such
-// product's; others read B), while packing is available.
+// elements or more (ops/families.h) in a product of kOneDnnMinWork multiply-adds or more (blas.h), from
+// its second product in the graph on (a weight multiplied once is never copied: the same rule as
+// transpose-once's, ops/linalg.cc), for products of A's row count (the first such product's; others read
+// B), while packing is available.
 Var packed_operand(Var a, Var b, Site site) {
   if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || !blas::packing_available()) return {};
   const Shape& as = a.shape();
