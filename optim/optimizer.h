@@ -40,6 +40,9 @@ class Optimizer {
   // Non-empty once the method's own stopping rule holds (e.g. patience on its validation score): the
   // trainer then stops with a checkpoint, before taking another step.
   virtual std::string finished() const { return {}; }
+  // What the method adds to the run's summary line (e.g. the validation and confirmation figures behind
+  // its own success rule); empty by default.
+  virtual nlohmann::json summary_facts() const { return nlohmann::json::object(); }
   // Multiplies the learning rate from the next step on; false for a method without one (Hessian-free
   // adapts λ instead, Ollivier's methods their own rate).
   virtual bool scale_learning_rate(double /*factor*/) { return false; }

@@ -15,8 +15,17 @@ namespace tg::riemannian {
 namespace {
 constexpr const char* kWho = "riemannian";
 constexpr uint64_t kValidSeedOffset = 1'000'003;
+constexpr uint64_t kConfirmSeedOffset = 2'000'003;
 
 const char* writing_name(WritingMethod w) { return w == WritingMethod::qdh ? "qdh" : "dh"; }
+
+// The targets a sequence's error rate is over: the steps with chi != 0, every step when there is no chi.
+double scored_targets(const tasks::Batch& seq) {
+  if (seq.targets.mask.empty()) return static_cast<double>(seq.steps());
+  double n = 0;
+  for (const Tensor& mt : seq.targets.mask) n += mt.at(0) != 0;
+  return n;
+}
 
 // The symbol that ends a line, or -1.
 int32_t newline_symbol(const tasks::Task& task) {
@@ -94,6 +103,7 @@ RiemannianOptimizer::RiemannianOptimizer(models::Model& m, const tasks::Task& ta
   for (int64_t t = 0; t < seq_.train.steps(); ++t)
     scored_symbols_ += seq_.train.targets.mask.empty() ? 1.0 : seq_.train.targets.mask[t].at(0);
   eta_w_ = eta_tau_ = 1.0 / static_cast<double>(f_.N);
+  for (const Tensor& mt : seq_.valid.targets.mask) error_is_a_fraction_ = error_is_a_fraction_ || mt.at(0) == 0;
 }
 
 PassSums RiemannianOptimizer::pass(Need need) const {
@@ -121,6 +131,32 @@ void RiemannianOptimizer::try_step(const ParamVec& direction, double& eta, int64
     eta /= 2;
     ++rejected;
   }
+}
+
+ValidationScore RiemannianOptimizer::score_confirmation() {
+  if (confirm_data_.empty()) {
+    Rng rng(o_.data_seed + kConfirmSeedOffset);
+    double total = 0;
+    while (total < kConfirmTargets) {
+      confirm_seqs_.push_back(task_.sample(1, rng));
+      const double n = scored_targets(confirm_seqs_.back());
+      if (n == 0) throw Error(fmt::format("{}: task '{}' drew a sequence with no scored target", kWho, task_.name()));
+      total += n;
+    }
+    const int32_t newline = newline_symbol(task_);
+    for (const tasks::Batch& seq : confirm_seqs_) confirm_data_.push_back(Corpus::of(seq, o_.line_batch, newline));
+  }
+  // The sequences' rates weighted by their scored targets: the rate over all of them.
+  ValidationScore all;
+  double wrong = 0;
+  for (const Corpus& c : confirm_data_) {
+    const ValidationScore v = score_corpus(m_, f_, task_, c);
+    all.bits += v.bits;
+    wrong += v.error * v.scored;
+    all.scored += v.scored;
+  }
+  all.error = all.scored > 0 ? wrong / all.scored : NAN;
+  return all;
 }
 
 Scoring RiemannianOptimizer::score() {
@@ -161,6 +197,12 @@ nlohmann::json RiemannianOptimizer::step(optim::Objective&, ParamVec& theta, con
            Need::writing);
   const Scoring s = score();
   theta = ps.values().clone();
+  if (o_.stop_error >= 0 && s.error < o_.stop_error) {
+    const ValidationScore c = score_confirmation();
+    confirmation_ = {passes_, c.error, c.scored, c.error < o_.stop_error};
+    m.update({{"confirm_error", c.error}, {"confirm_targets", c.scored}});
+    if (const Interval ci = confirmation_interval(); std::isfinite(ci.low)) m["confirm_interval"] = {ci.low, ci.high};
+  }
   m.update({{"loss", -cur_->ll / scored_symbols_},  // nats per scored training symbol
             {"train_ll_bits", s.train_ll_bits},
             {"valid_bits", s.valid_bits},
@@ -178,13 +220,39 @@ nlohmann::json RiemannianOptimizer::step(optim::Objective&, ParamVec& theta, con
   return m;
 }
 
+Interval RiemannianOptimizer::confirmation_interval() const {
+  if (!error_is_a_fraction_ || confirmation_.pass < 0) return {NAN, NAN};
+  return wilson_interval(confirmation_.error, static_cast<int64_t>(confirmation_.scored));
+}
+
+bool RiemannianOptimizer::confirmed_stop() const {
+  return o_.stop_error >= 0 && last_.error < o_.stop_error && confirmation_.pass == last_.pass && confirmation_.held;
+}
+
 std::string RiemannianOptimizer::finished() const {
   if (scorings_ == 0) return {};
   if (o_.patience > 0 && since_best_ >= o_.patience)
     return fmt::format("no better validation score in {} rounds (option patience)", since_best_);
-  if (o_.stop_error >= 0 && last_.error < o_.stop_error)
-    return fmt::format("validation error {} below {} (option stop_error)", last_.error, o_.stop_error);
+  if (confirmed_stop()) {
+    const Interval ci = confirmation_interval();
+    const std::string interval = std::isfinite(ci.low) ? fmt::format(", 95% in [{:.4g}, {:.4g}]", ci.low, ci.high) : "";
+    return fmt::format("validation error {} below {} (option stop_error); confirmed on {} fresh scored targets: {:.4g}{}",
+                       last_.error, o_.stop_error, confirmation_.scored, confirmation_.error, interval);
+  }
   return {};
+}
+
+nlohmann::json RiemannianOptimizer::summary_facts() const {
+  nlohmann::json facts = nlohmann::json::object();
+  if (o_.stop_error < 0 || scorings_ == 0) return facts;
+  facts["valid_error"] = last_.error;
+  facts["success"] = confirmed_stop();
+  if (confirmation_.pass >= 0) {
+    facts["confirm_error"] = confirmation_.error;
+    facts["confirm_targets"] = confirmation_.scored;
+    if (const Interval ci = confirmation_interval(); std::isfinite(ci.low)) facts["confirm_interval"] = {ci.low, ci.high};
+  }
+  return facts;
 }
 
 optim::Optimizer::State RiemannianOptimizer::state() const {
@@ -205,6 +273,11 @@ optim::Optimizer::State RiemannianOptimizer::state() const {
   };
   put("best", best_);
   put("last", last_);
+  if (confirmation_.pass >= 0 && std::isfinite(confirmation_.error))
+    s.scalars.update({{"confirm_pass", confirmation_.pass},
+                      {"confirm_error", confirmation_.error},
+                      {"confirm_targets", confirmation_.scored},
+                      {"confirm_held", confirmation_.held}});
   // deep copies: the running mean is updated in place by the next step
   if (best_params_.size() > 0) s.vectors.emplace_back("best_params", best_params_.clone());
   if (rms_.r.size() > 0) s.vectors.emplace_back("rms", rms_.r.clone());
@@ -250,6 +323,10 @@ void RiemannianOptimizer::restore(const State& s) {
   best_ = get_scoring("best");
   last_ = get_scoring("last");
   best_params_ = best_params.size() > 0 ? best_params.clone() : ParamVec{};
+  confirmation_ = {};  // states saved before confirmations existed have none: the next pass below stop_error confirms
+  if (s.scalars.contains("confirm_pass"))
+    confirmation_ = {get("confirm_pass").get<int64_t>(), get("confirm_error").get<double>(),
+                     get("confirm_targets").get<double>(), get("confirm_held").get<bool>()};
   rms_.r = rms.size() > 0 ? rms.clone() : ParamVec{};  // ParamVec copies share their buffer
   cur_.reset();  // recomputed at the restored parameters
 }

@@ -11,6 +11,7 @@
 // state vector "best_params"; the initialisation is scored too (pass 0), in the first iteration.
 // The method draws no random numbers: the trainer's RNG is left alone.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/confidence.h"
 #include "models/model.h"
 #include "optim/optimizer.h"
 #include "riemannian/family.h"
@@ -35,7 +37,9 @@ struct RiemannianOptions {
   int64_t line_batch = 0;  // > 0: cut both sequences into lines, each from the start state, K per unroll (pass.h)
   uint64_t data_seed = 1;  // the training sequence; the validation sequence uses data_seed + 1000003
   int64_t patience = 0;    // stop after this many scorings without a better validation; 0 = never
-  double stop_error = -1;  // stop once the task's error rate is below this (distant XOR); < 0: never
+  // Stop once the task's error rate is below this (distant XOR) on the validation sequence and then on
+  // fresh sequences of at least kConfirmTargets scored targets (Confirmation); < 0: never.
+  double stop_error = -1;
 };
 // Every option with its default; reading names an unknown option or a bad value.
 nlohmann::json riemannian_defaults();
@@ -63,6 +67,18 @@ struct Scoring {
   double error = 0;          // the task's error rate on the validation sequence
 };
 
+// A validation error below stop_error is one draw, and the first of many looks at the same sequence
+// (every round scores it). The stop is taken only when sequences never trained on nor validated on,
+// drawn with data_seed + 2,000,003, give an error below stop_error too: at least 10,000 scored targets
+// (distant XOR: lines), so that the 95% interval around a 1% rate is about ±0.2%.
+constexpr double kConfirmTargets = 10'000;
+struct Confirmation {
+  int64_t pass = -1;  // the passes when it was scored; -1: never
+  double error = NAN;
+  double scored = 0;  // targets scored
+  bool held = false;  // error < stop_error
+};
+
 class RiemannianOptimizer : public optim::Optimizer {
  public:
   // m: a float64 glnn, gnn or ollivier_rnn (tg::Error otherwise); it must outlive the optimizer, and
@@ -74,6 +90,8 @@ class RiemannianOptimizer : public optim::Optimizer {
   State state() const override;
   void restore(const State& s) override;
   std::string finished() const override;
+  // With stop_error: the last validation error, success (a confirmed stop) and the last confirmation.
+  nlohmann::json summary_facts() const override;
 
   const Scoring& best() const { return best_; }
   const Scoring& last() const { return last_; }
@@ -84,12 +102,20 @@ class RiemannianOptimizer : public optim::Optimizer {
   int64_t rejected_w() const { return rejected_w_; }
   int64_t rejected_tau() const { return rejected_tau_; }
   const Sequences& sequences() const { return seq_; }
+  const Confirmation& confirmation() const { return confirmation_; }
+  // The task's error rate, and the targets it is over, on the confirmation sequences at the current
+  // parameters (drawn on first use).
+  ValidationScore score_confirmation();
 
  private:
   PassSums pass(Need need) const;
   void ensure(Need need);
   void try_step(const ParamVec& direction, double& eta, int64_t& rejected, Need next_need);
   Scoring score();
+  // The last scoring's validation error is below stop_error and its confirmation held.
+  bool confirmed_stop() const;
+  // Wilson's 95% interval of the last confirmation; NaN when the error is not a fraction or none was made.
+  Interval confirmation_interval() const;
 
   models::Model& m_;
   const tasks::Task& task_;
@@ -105,6 +131,11 @@ class RiemannianOptimizer : public optim::Optimizer {
   RmsState rms_;
   Scoring best_, last_;
   ParamVec best_params_;
+  Confirmation confirmation_;
+  std::vector<tasks::Batch> confirm_seqs_;  // drawn on first use; each corpus points into this
+  std::vector<Corpus> confirm_data_;
+  // The task scores only some steps (distant XOR): its error is a fraction of them, with Wilson's interval.
+  bool error_is_a_fraction_ = false;
   // A trace at the current parameters; a step's trial pass already computes what the other group's
   // next step needs. Not saved: recomputing it from the parameters gives the same values.
   std::optional<PassSums> cur_;

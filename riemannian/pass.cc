@@ -68,6 +68,11 @@ ValidationScore score_corpus(const models::Model& m, const Family& f, const task
     Trace tr = trace(m, f, *c.seq, Need::value);
     v.bits = tasks::ollivier::cumulative_regret(*c.seq, tr.logits, /*smooth=*/true) + c.seq->true_bits.at(0);
     v.error = task.error_rate(*c.seq, tr.logits);
+    v.scored = static_cast<double>(c.seq->steps());
+    if (!c.seq->targets.mask.empty()) {
+      v.scored = 0;
+      for (const Tensor& mt : c.seq->targets.mask) v.scored += mt.at(0) != 0;
+    }
     return v;
   }
   // Each line is scored as its own sequence. When the task scores only some steps (chi = 0 elsewhere:
@@ -86,6 +91,7 @@ ValidationScore score_corpus(const models::Model& m, const Family& f, const task
     if (n > 0) wrong += task.error_rate(chunk, ct.logits) * n, scored += n;
   });
   v.error = per_step_error && scored > 0 ? wrong / scored : NAN;
+  v.scored = scored;
   return v;
 }
 

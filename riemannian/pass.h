@@ -39,6 +39,7 @@ PassSums run_pass(const models::Model& m, const Family& f, const Corpus& c, Need
 struct ValidationScore {
   double bits = 0;   // code length with the 1/(t+2) mixing (t restarts at each line when line-batched)
   double error = 0;  // the task's error rate; line-batched: NaN unless the task leaves some steps unscored (chi = 0)
+  double scored = 0;  // the targets the error rate is over: the steps with chi != 0 (every step when no chi)
 };
 ValidationScore score_corpus(const models::Model& m, const Family& f, const tasks::Task& task, const Corpus& c);
 

@@ -297,7 +297,7 @@ Run add_ollivier(CLI::App& app) {
       ->check(integer_in(0, INT64_MAX));
   app.add_option("--patience", a->patience, "stop after this many validation scorings without improvement; 0 = never")
       ->check(integer_in(0, INT64_MAX));
-  app.add_option("--stop-error", a->stop_error, "stop once the task's error rate is below this (distant XOR: 0.01)")
+  app.add_option("--stop-error", a->stop_error, "stop once the task's error rate is below this on the validation sequence and on 10,000 fresh scored targets (distant XOR: 0.01)")
       ->check(number_in(-1.0, 1.0));
   app.add_option("--line-batch", a->line_batch,
                  "K > 0: cut the sequences into lines, each from the start state, K lines per unroll "

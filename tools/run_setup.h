@@ -8,7 +8,7 @@
 #include "models/objective.h"
 #include "optim/communicator.h"
 #include "tasks/task.h"
-#include "tools/confidence.h"
+#include "core/confidence.h"
 #include "tools/run_config.h"
 
 namespace tg::cli {

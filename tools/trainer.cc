@@ -612,6 +612,7 @@ void Trainer::print_summary(int64_t iterations) {
     if (std::isfinite(confirmation_->interval.low))
       summary["confirm_interval"] = {confirmation_->interval.low, confirmation_->interval.high};
   }
+  summary.update(optimizer_->summary_facts());
   if (lead_) std::printf("summary %s\n", summary.dump().c_str());
 }
 

@@ -1,9 +1,9 @@
-#include "tools/confidence.h"
+#include "core/confidence.h"
 
 #include <cmath>
 #include <limits>
 
-namespace tg::cli {
+namespace tg {
 
 namespace {
 constexpr double kZ = 1.959963984540054;  // the standard normal's 97.5% quantile
@@ -34,4 +34,4 @@ Interval batch_means_interval(const std::vector<double>& chunk_means, const std:
   return {mean - half, mean + half};
 }
 
-}  // namespace tg::cli
+}  // namespace tg

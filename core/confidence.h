@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace tg::cli {
+namespace tg {
 
 struct Interval {
   double low, high;  // NaN when the data cannot give one
@@ -18,4 +18,4 @@ Interval wilson_interval(double rate, int64_t n);
 // independent chunks' means (batch means); NaN with fewer than two chunks.
 Interval batch_means_interval(const std::vector<double>& chunk_means, const std::vector<double>& chunk_weights);
 
-}  // namespace tg::cli
+}  // namespace tg

@@ -3,9 +3,9 @@
 
 #include <cmath>
 
-#include "tools/confidence.h"
+#include "core/confidence.h"
 
-namespace tg::cli {
+namespace tg {
 namespace {
 
 // Reference values: Wilson's formula evaluated independently in Python (z = 1.959964).
@@ -36,4 +36,4 @@ TEST(Confidence, BatchMeansIntervalOfAMean) {
 }
 
 }  // namespace
-}  // namespace tg::cli
+}  // namespace tg
