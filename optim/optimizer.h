@@ -41,7 +41,8 @@ class Optimizer {
   // trainer then stops with a checkpoint, before taking another step.
   virtual std::string finished() const { return {}; }
   // What the method adds to the run's summary line (e.g. the validation and confirmation figures behind
-  // its own success rule); empty by default.
+  // its own stopping rule); empty by default. A "success" entry is combined with the trainer's own (both
+  // must hold); other keys must not be the trainer's.
   virtual nlohmann::json summary_facts() const { return nlohmann::json::object(); }
   // Multiplies the learning rate from the next step on; false for a method without one (Hessian-free
   // adapts λ instead, Ollivier's methods their own rate).

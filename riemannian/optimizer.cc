@@ -19,14 +19,6 @@ constexpr uint64_t kConfirmSeedOffset = 2'000'003;
 
 const char* writing_name(WritingMethod w) { return w == WritingMethod::qdh ? "qdh" : "dh"; }
 
-// The targets a sequence's error rate is over: the steps with chi != 0, every step when there is no chi.
-double scored_targets(const tasks::Batch& seq) {
-  if (seq.targets.mask.empty()) return static_cast<double>(seq.steps());
-  double n = 0;
-  for (const Tensor& mt : seq.targets.mask) n += mt.at(0) != 0;
-  return n;
-}
-
 // The symbol that ends a line, or -1.
 int32_t newline_symbol(const tasks::Task& task) {
   const std::vector<std::string> alphabet = task.signature().alphabet;
@@ -103,7 +95,11 @@ RiemannianOptimizer::RiemannianOptimizer(models::Model& m, const tasks::Task& ta
   for (int64_t t = 0; t < seq_.train.steps(); ++t)
     scored_symbols_ += seq_.train.targets.mask.empty() ? 1.0 : seq_.train.targets.mask[t].at(0);
   eta_w_ = eta_tau_ = 1.0 / static_cast<double>(f_.N);
-  for (const Tensor& mt : seq_.valid.targets.mask) error_is_a_fraction_ = error_is_a_fraction_ || mt.at(0) == 0;
+  error_is_a_fraction_ = error_is_a_fraction(seq_.valid);
+  if (o_.stop_error >= 0 && !error_is_a_fraction_)
+    throw Error(fmt::format("{}: option stop_error needs a task whose error is a fraction of scored targets "
+                            "(distant_xor); task '{}' scores a regret",
+                            kWho, task.name()));
 }
 
 PassSums RiemannianOptimizer::pass(Need need) const {
@@ -134,17 +130,20 @@ void RiemannianOptimizer::try_step(const ParamVec& direction, double& eta, int64
 }
 
 ValidationScore RiemannianOptimizer::score_confirmation() {
-  if (confirm_data_.empty()) {
+  if (confirm_data_.empty()) {  // drawn whole before either member changes, so the corpora's pointers stay valid
+    std::vector<tasks::Batch> seqs;
     Rng rng(o_.data_seed + kConfirmSeedOffset);
-    double total = 0;
-    while (total < kConfirmTargets) {
-      confirm_seqs_.push_back(task_.sample(1, rng));
-      const double n = scored_targets(confirm_seqs_.back());
+    for (double total = 0; total < kConfirmTargets;) {
+      seqs.push_back(task_.sample(1, rng));
+      const double n = scored_targets(seqs.back());
       if (n == 0) throw Error(fmt::format("{}: task '{}' drew a sequence with no scored target", kWho, task_.name()));
       total += n;
     }
     const int32_t newline = newline_symbol(task_);
-    for (const tasks::Batch& seq : confirm_seqs_) confirm_data_.push_back(Corpus::of(seq, o_.line_batch, newline));
+    std::vector<Corpus> data;
+    for (const tasks::Batch& seq : seqs) data.push_back(Corpus::of(seq, o_.line_batch, newline));
+    confirm_seqs_ = std::move(seqs);  // a move keeps the buffer the corpora point into
+    confirm_data_ = std::move(data);
   }
   // The sequences' rates weighted by their scored targets: the rate over all of them.
   ValidationScore all;
@@ -199,9 +198,11 @@ nlohmann::json RiemannianOptimizer::step(optim::Objective&, ParamVec& theta, con
   theta = ps.values().clone();
   if (o_.stop_error >= 0 && s.error < o_.stop_error) {
     const ValidationScore c = score_confirmation();
-    confirmation_ = {passes_, c.error, c.scored, c.error < o_.stop_error};
-    m.update({{"confirm_error", c.error}, {"confirm_targets", c.scored}});
-    if (const Interval ci = confirmation_interval(); std::isfinite(ci.low)) m["confirm_interval"] = {ci.low, ci.high};
+    confirmation_ = {passes_, c.error, c.scored};
+    // "stop_": the trainer's own success rule (stop_on_success) writes confirm_* of its own
+    m.update({{"stop_confirm_error", c.error}, {"stop_confirm_targets", c.scored}});
+    if (const Interval ci = confirmation_interval(); std::isfinite(ci.low))
+      m["stop_confirm_interval"] = {ci.low, ci.high};
   }
   m.update({{"loss", -cur_->ll / scored_symbols_},  // nats per scored training symbol
             {"train_ll_bits", s.train_ll_bits},
@@ -221,12 +222,13 @@ nlohmann::json RiemannianOptimizer::step(optim::Objective&, ParamVec& theta, con
 }
 
 Interval RiemannianOptimizer::confirmation_interval() const {
-  if (!error_is_a_fraction_ || confirmation_.pass < 0) return {NAN, NAN};
+  if (confirmation_.pass < 0) return {NAN, NAN};
   return wilson_interval(confirmation_.error, static_cast<int64_t>(confirmation_.scored));
 }
 
 bool RiemannianOptimizer::confirmed_stop() const {
-  return o_.stop_error >= 0 && last_.error < o_.stop_error && confirmation_.pass == last_.pass && confirmation_.held;
+  return o_.stop_error >= 0 && last_.error < o_.stop_error && confirmation_.pass == last_.pass &&
+         confirmation_.error < o_.stop_error;
 }
 
 std::string RiemannianOptimizer::finished() const {
@@ -245,12 +247,15 @@ std::string RiemannianOptimizer::finished() const {
 nlohmann::json RiemannianOptimizer::summary_facts() const {
   nlohmann::json facts = nlohmann::json::object();
   if (o_.stop_error < 0 || scorings_ == 0) return facts;
-  facts["valid_error"] = last_.error;
   facts["success"] = confirmed_stop();
+  facts["stop_valid_error"] = last_.error;
+  facts["stop_valid_pass"] = last_.pass;
   if (confirmation_.pass >= 0) {
-    facts["confirm_error"] = confirmation_.error;
-    facts["confirm_targets"] = confirmation_.scored;
-    if (const Interval ci = confirmation_interval(); std::isfinite(ci.low)) facts["confirm_interval"] = {ci.low, ci.high};
+    facts["stop_confirm_pass"] = confirmation_.pass;
+    facts["stop_confirm_error"] = confirmation_.error;
+    facts["stop_confirm_targets"] = confirmation_.scored;
+    if (const Interval ci = confirmation_interval(); std::isfinite(ci.low))
+      facts["stop_confirm_interval"] = {ci.low, ci.high};
   }
   return facts;
 }
@@ -276,8 +281,7 @@ optim::Optimizer::State RiemannianOptimizer::state() const {
   if (confirmation_.pass >= 0 && std::isfinite(confirmation_.error))
     s.scalars.update({{"confirm_pass", confirmation_.pass},
                       {"confirm_error", confirmation_.error},
-                      {"confirm_targets", confirmation_.scored},
-                      {"confirm_held", confirmation_.held}});
+                      {"confirm_targets", confirmation_.scored}});
   // deep copies: the running mean is updated in place by the next step
   if (best_params_.size() > 0) s.vectors.emplace_back("best_params", best_params_.clone());
   if (rms_.r.size() > 0) s.vectors.emplace_back("rms", rms_.r.clone());
@@ -323,10 +327,12 @@ void RiemannianOptimizer::restore(const State& s) {
   best_ = get_scoring("best");
   last_ = get_scoring("last");
   best_params_ = best_params.size() > 0 ? best_params.clone() : ParamVec{};
-  confirmation_ = {};  // states saved before confirmations existed have none: the next pass below stop_error confirms
+  // A state saved before confirmations existed has none. If that run had stopped on validation alone, it
+  // is not stopped now: it trains one more round, which confirms the next scoring under stop_error.
+  confirmation_ = {};
   if (s.scalars.contains("confirm_pass"))
     confirmation_ = {get("confirm_pass").get<int64_t>(), get("confirm_error").get<double>(),
-                     get("confirm_targets").get<double>(), get("confirm_held").get<bool>()};
+                     get("confirm_targets").get<double>()};
   rms_.r = rms.size() > 0 ? rms.clone() : ParamVec{};  // ParamVec copies share their buffer
   cur_.reset();  // recomputed at the restored parameters
 }

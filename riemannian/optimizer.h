@@ -37,8 +37,9 @@ struct RiemannianOptions {
   int64_t line_batch = 0;  // > 0: cut both sequences into lines, each from the start state, K per unroll (pass.h)
   uint64_t data_seed = 1;  // the training sequence; the validation sequence uses data_seed + 1000003
   int64_t patience = 0;    // stop after this many scorings without a better validation; 0 = never
-  // Stop once the task's error rate is below this (distant XOR) on the validation sequence and then on
-  // fresh sequences of at least kConfirmTargets scored targets (Confirmation); < 0: never.
+  // Stop once the task's error rate is below this (distant XOR: a task whose error is a fraction of scored
+  // targets) on the validation sequence and then on fresh sequences of at least kConfirmTargets scored
+  // targets (Confirmation); < 0: never.
   double stop_error = -1;
 };
 // Every option with its default; reading names an unknown option or a bad value.
@@ -73,10 +74,9 @@ struct Scoring {
 // (distant XOR: lines), so that the 95% interval around a 1% rate is about ±0.2%.
 constexpr double kConfirmTargets = 10'000;
 struct Confirmation {
-  int64_t pass = -1;  // the passes when it was scored; -1: never
+  int64_t pass = -1;  // the pass count when it was scored; -1: never
   double error = NAN;
   double scored = 0;  // targets scored
-  bool held = false;  // error < stop_error
 };
 
 class RiemannianOptimizer : public optim::Optimizer {
@@ -84,14 +84,19 @@ class RiemannianOptimizer : public optim::Optimizer {
   // m: a float64 glnn, gnn or ollivier_rnn (tg::Error otherwise); it must outlive the optimizer, and
   // so must the task.
   RiemannianOptimizer(models::Model& m, const tasks::Task& task, RiemannianOptions options);
+  // The corpora hold pointers into the object's own sequences.
+  RiemannianOptimizer(const RiemannianOptimizer&) = delete;
+  RiemannianOptimizer& operator=(const RiemannianOptimizer&) = delete;
 
   nlohmann::json step(optim::Objective& obj, ParamVec& theta, const tasks::Dataset& data, Rng& rng,
                       int64_t iteration) override;
   State state() const override;
   void restore(const State& s) override;
   std::string finished() const override;
-  // With stop_error: the last validation error, success (a confirmed stop) and the last confirmation.
+  // With stop_error: success (a confirmed stop), the last validation error and the last confirmation
+  // (stop_valid_*, stop_confirm_*, each with its pass).
   nlohmann::json summary_facts() const override;
+  const std::vector<tasks::Batch>& confirmation_sequences() const { return confirm_seqs_; }
 
   const Scoring& best() const { return best_; }
   const Scoring& last() const { return last_; }
@@ -134,8 +139,7 @@ class RiemannianOptimizer : public optim::Optimizer {
   Confirmation confirmation_;
   std::vector<tasks::Batch> confirm_seqs_;  // drawn on first use; each corpus points into this
   std::vector<Corpus> confirm_data_;
-  // The task scores only some steps (distant XOR): its error is a fraction of them, with Wilson's interval.
-  bool error_is_a_fraction_ = false;
+  bool error_is_a_fraction_ = false;  // of the validation sequence (pass.h); stop_error needs it
   // A trace at the current parameters; a step's trial pass already computes what the other group's
   // next step needs. Not saved: recomputing it from the parameters gives the same values.
   std::optional<PassSums> cur_;

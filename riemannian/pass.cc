@@ -62,25 +62,32 @@ PassSums run_pass(const models::Model& m, const Family& f, const Corpus& c, Need
   return s;
 }
 
+bool error_is_a_fraction(const tasks::Batch& seq) {
+  for (const Tensor& mt : seq.targets.mask)
+    if (mt.at(0) == 0) return true;
+  return false;
+}
+
+double scored_targets(const tasks::Batch& seq) {
+  if (seq.targets.mask.empty()) return static_cast<double>(seq.steps());
+  double n = 0;
+  for (const Tensor& mt : seq.targets.mask) n += mt.at(0) != 0;
+  return n;
+}
+
 ValidationScore score_corpus(const models::Model& m, const Family& f, const tasks::Task& task, const Corpus& c) {
   ValidationScore v;
+  const bool per_step_error = error_is_a_fraction(*c.seq);
   if (c.line_batch == 0) {
     Trace tr = trace(m, f, *c.seq, Need::value);
     v.bits = tasks::ollivier::cumulative_regret(*c.seq, tr.logits, /*smooth=*/true) + c.seq->true_bits.at(0);
     v.error = task.error_rate(*c.seq, tr.logits);
-    v.scored = static_cast<double>(c.seq->steps());
-    if (!c.seq->targets.mask.empty()) {
-      v.scored = 0;
-      for (const Tensor& mt : c.seq->targets.mask) v.scored += mt.at(0) != 0;
-    }
+    if (per_step_error) v.scored = scored_targets(*c.seq);
     return v;
   }
-  // Each line is scored as its own sequence. When the task scores only some steps (chi = 0 elsewhere:
-  // distant XOR), its error is a rate over the scored steps: the chunks' rates weighted by their
-  // scored steps give it exactly. The other tasks' errors (regret per line, bar or pair of the whole
-  // sequence) are not defined per line: NaN.
-  bool per_step_error = false;
-  for (const Tensor& mt : c.seq->targets.mask) per_step_error = per_step_error || mt.at(0) == 0;
+  // Each line is scored as its own sequence. When the error is a fraction of the scored steps, the
+  // chunks' rates weighted by their scored steps give it exactly. The other tasks' errors (regret per
+  // line, bar or pair of the whole sequence) are not defined per line: NaN.
   double wrong = 0, scored = 0;
   for_each_chunk(m, f, c, Need::value, [&](const ChunkTrace& ct, const tasks::Batch& chunk) {
     for (double b : tasks::model_bits(chunk, ct.logits, /*smooth=*/true)) v.bits += b;

@@ -36,10 +36,16 @@ struct PassSums {
 PassSums run_pass(const models::Model& m, const Family& f, const Corpus& c, Need need,
                   const std::vector<double>& eps_y, TransitionMethod method);
 
+// The task scores only some steps of seq (chi = 0 elsewhere: distant XOR), so its error rate is a fraction
+// of the scored targets; the other tasks' errors are regrets per line, bar or pair.
+bool error_is_a_fraction(const tasks::Batch& seq);
+// seq's scored targets: its steps with chi != 0.
+double scored_targets(const tasks::Batch& seq);
+
 struct ValidationScore {
   double bits = 0;   // code length with the 1/(t+2) mixing (t restarts at each line when line-batched)
-  double error = 0;  // the task's error rate; line-batched: NaN unless the task leaves some steps unscored (chi = 0)
-  double scored = 0;  // the targets the error rate is over: the steps with chi != 0 (every step when no chi)
+  double error = 0;  // the task's error rate; line-batched: NaN unless error_is_a_fraction
+  double scored = 0;  // when error_is_a_fraction: the scored targets the rate is over; else 0
 };
 ValidationScore score_corpus(const models::Model& m, const Family& f, const tasks::Task& task, const Corpus& c);
 

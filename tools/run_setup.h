@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/confidence.h"
 #include "models/network_objective.h"
 #include "models/objective.h"
 #include "optim/communicator.h"
 #include "tasks/task.h"
-#include "core/confidence.h"
 #include "tools/run_config.h"
 
 namespace tg::cli {

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <stdexcept>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -612,7 +613,15 @@ void Trainer::print_summary(int64_t iterations) {
     if (std::isfinite(confirmation_->interval.low))
       summary["confirm_interval"] = {confirmation_->interval.low, confirmation_->interval.high};
   }
-  summary.update(optimizer_->summary_facts());
+  nlohmann::json facts = optimizer_->summary_facts();
+  if (facts.contains("success")) {
+    summary["success"] = facts["success"].get<bool>() && summary.value("success", true);
+    facts.erase("success");
+  }
+  for (const auto& [key, value] : facts.items()) {
+    if (summary.contains(key)) throw std::logic_error(fmt::format("{} reports '{}', a key of the trainer's", cfg_.optimizer, key));
+    summary[key] = value;
+  }
   if (lead_) std::printf("summary %s\n", summary.dump().c_str());
 }
 

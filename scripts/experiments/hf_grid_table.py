@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The table of scripts/experiments/hf_grid.sh: per problem (in the thesis's order), T in {30, 50, 100, 200}
 and method, the confirmed success rate over the finished runs (solved/runs) and the median CPU seconds of the
-solved ones; "+k running" counts runs with a checkpoint and no `done`; cells not yet run are '-'. The last
+solved ones; "+k unfinished" counts runs with a checkpoint and no `done` (running, or cut short and waiting to resume); cells not yet run are '-'. The last
 column is what the thesis's Fig. 4.1 shows for the row (the figure has no numbers; seed 000 digest §2.3).
 Finished runs are archived under docs/results/runs/hf_grid/ and read from there when runs/hf_grid no longer
 has them. Usage: python3 scripts/experiments/hf_grid_table.py [runs/hf_grid]"""
@@ -63,6 +63,6 @@ for p in problems:
             med = f", {statistics.median(r[1] for r in ok):.0f} s" if ok else ""
             cell = f"{len(ok)}/{len(runs)}{med}" if runs else ""
             if going:
-                cell = (cell + " " if cell else "") + f"+{going} running"
+                cell = (cell + " " if cell else "") + f"+{going} unfinished"
             row.append(cell)
         print(f"| {p} | {d} | " + " | ".join(row) + f" | {thesis(p, d)} |")

@@ -8,8 +8,8 @@
 # (1,000 rounds), --seed S --data-seed S. Budget: BUDGET CPU seconds per run (default 8000: the longest
 # recorded success took 3,801.5).
 # Runs: $ROOT/T<T>_s<seed>, resumable (lane.sh); CELLS default "20:1 50:1 100:2 100:3 100:4" (T:seed, the
-# solved runs of ollivier.md). The summary line (OUT/summary.txt) has valid_error, success, confirm_error,
-# confirm_targets and confirm_interval.
+# solved runs of ollivier.md). The summary line (OUT/summary.txt) has success, stop_valid_error and the
+# confirmation's stop_confirm_error, stop_confirm_targets and stop_confirm_interval.
 #   ROOT default runs/ollivier_xor   TG the tapegrad binary   PRINT=1 print the commands
 set -euo pipefail
 cd "$(dirname "$0")/../.."
