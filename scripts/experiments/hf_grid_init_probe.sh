@@ -8,6 +8,8 @@
 # biases; the output bias stays zero). Everything else is hf_grid.sh's HF with structural damping: batch
 # 1,000, curvature 200, CG up to 100, validation every 5 iterations on 2,000, the confirmed success rule,
 # BUDGET CPU s (default 900) or 2,000 iterations.
+# RESTART=1 adds optimizer_options.cg_restart_if_stuck=true (CG rerun from 0 when the warm start leaves q >= 0;
+# docs/optimizers.md), for runs where HF gave up with λ past 1e25; those runs are named ..._sparse_restart_s<seed>.
 # Runs: $ROOT/<problem>_T<T>_sparse_s<seed>, resumable (lane.sh); CELLS default "xor:50 memorization20:50"
 # (problem:T), SEEDS default 1.   ROOT default runs/hf_grid_probe   TG the tapegrad binary   PRINT=1 commands
 set -euo pipefail
@@ -31,7 +33,8 @@ for cell in $CELLS; do
   problem=${cell%%:*}
   T=${cell##*:}
   for seed in $SEEDS; do
-    out=$ROOT/${problem}_T${T}_sparse_s$seed
+    variant=sparse; [ "${RESTART:-0}" = 1 ] && variant=sparse_restart
+    out=$ROOT/${problem}_T${T}_${variant}_s$seed
     read -r task options <<< "$(task_of "$problem")"
     task_options=$(echo "$options" | sed "s/}$/,\"T\":$T}/; s/{,/{/")
     args=(--model rnn --task "$task" --optimizer hf --seed "$seed" --steps 2000 --cpu-budget "$BUDGET" --quiet
@@ -39,6 +42,7 @@ for cell in $CELLS; do
           --set model_options.input_scale=3.873 --set model_options.bias_scale=0.2582
           --set batch=1000 --set curvature_batch=200 --set optimizer_options.max_cg=100 --set eval_every=5
           --set eval_batch=2000 --set checkpoint_every=5 --set stop_on_success=true --set "task_options=$task_options")
+    [ "$variant" = sparse_restart ] && args+=(--set optimizer_options.cg_restart_if_stuck=true)
     if [ "${PRINT:-0}" = 1 ]; then
       echo "tapegrad train ${args[*]} --out $out"
       continue
