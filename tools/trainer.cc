@@ -589,7 +589,9 @@ std::string Trainer::progress_tail(const nlohmann::json& m) const {
 }
 
 void Trainer::print_summary(int64_t iterations) {
-  if (iterations == start_ && start_ > 0 && !have_eval_) {  // nothing left to do: report the saved state
+  // Nothing left to do: report the saved state, unless the run never validates through the trainer
+  // (eval_every 0: Ollivier's runs, whose one validation sequence is far too long for one unroll).
+  if (iterations == start_ && start_ > 0 && !have_eval_ && cfg_.eval_every > 0) {
     last_eval_ = evaluate(*run_.objective, theta_, run_.valid ? *run_.valid : *run_.train, cfg_.eval_batch,
                           valid_seed_, &comm_);
     have_eval_ = true;
