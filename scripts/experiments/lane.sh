@@ -7,6 +7,9 @@ archived() {
     [ -f "$(archive_of "$1")/done" ]
 }
 
+# An unfinished run is parked by `runs.py park runs/GROUP` (a session's last step: its checkpoint and best
+# parameters, under docs/results/parked/GROUP/NAME, committed) and restored by train_lane in the next session.
+
 # Sourced by the experiment scripts: train_lane OUT ARGS... trains one run into OUT with `tapegrad train
 # ARGS`, resuming from OUT's checkpoint when there is one, and marks it OUT/done when the run ends by its
 # own budget (exit 0) or diverges (exit 3, kept as a result); a run cut short (killed, a session's end)
@@ -19,6 +22,8 @@ train_lane() {
   [ -f "$out/done" ] && return 0
   archived "$out" && return 0
   local args=("$@" --threads "${THREADS:-1}")
+  # a run parked at an earlier session's end (runs.py park) goes on from its checkpoint
+  /usr/bin/python3 scripts/experiments/runs.py unpark "$out"
   [ -f "$out/checkpoint.npz" ] && args+=(--resume)
   mkdir -p "$(dirname "$out")"
   echo "$(date +%T) $out" >&2

@@ -7,6 +7,7 @@ A run's states: no directory "not run"; no OUT/done "unfinished"; done but no OU
 import json
 import os
 import re
+import shutil
 import subprocess
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -125,6 +126,74 @@ def archive(out, group, extra=None):
     return dest
 
 
+def parked_path(out):
+    """Where unfinished run OUT = R/runs/GROUP/NAME is parked between sessions: R/docs/results/parked/GROUP/NAME
+    (R the repository, or a scratch tree laid out like it), None when OUT does not lie in a runs/GROUP."""
+    out = os.path.abspath(os.path.normpath(out))
+    group_dir = os.path.dirname(out)
+    if os.path.basename(os.path.dirname(group_dir)) != "runs":
+        return None
+    root = os.path.dirname(os.path.dirname(group_dir))
+    return os.path.join(root, "docs", "results", "parked", os.path.basename(group_dir), os.path.basename(out))
+
+
+# What a resume needs (tools/trainer.cc): the config, the checkpoint (parameters, optimizer state, RNG, clocks,
+# early stopping's state) and the best parameters so far. metrics.jsonl is thinned as archive() does: the
+# trainer keeps the records before the checkpoint's iteration and appends from there.
+PARKED_FILES = ("config.json", "checkpoint.npz", "best.npz")
+
+
+def park(out):
+    """Copies unfinished run OUT's resumable state to parked_path(OUT), replacing an older park whole (written
+    beside it, then renamed into place): a session's runs/ is gone in the next one, the repository is not.
+    Returns the park, or None when OUT has finished, has no checkpoint yet or lies outside a runs/GROUP."""
+    dest = parked_path(out)
+    if dest is None or os.path.exists(os.path.join(out, "done")) or not os.path.exists(os.path.join(out, "checkpoint.npz")):
+        return None
+    fresh = dest + ".new"
+    shutil.rmtree(fresh, ignore_errors=True)
+    os.makedirs(fresh)
+    for name in PARKED_FILES:
+        if os.path.exists(os.path.join(out, name)):
+            shutil.copy2(os.path.join(out, name), os.path.join(fresh, name))
+    rs = records(out)
+    kept = [r for r in rs if "valid_error" in r or "nan_rule" in r]
+    if rs and rs[-1] not in kept:
+        kept.append(rs[-1])
+    with open(os.path.join(fresh, "metrics.jsonl"), "w") as f:
+        f.write("".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
+    old = dest + ".old"
+    shutil.rmtree(old, ignore_errors=True)
+    if os.path.exists(dest):
+        os.rename(dest, old)
+    os.rename(fresh, dest)
+    shutil.rmtree(old, ignore_errors=True)
+    return dest
+
+
+def unpark(out):
+    """Restores run OUT from its park when OUT has no checkpoint of its own (a new session); a live run is never
+    overwritten. Returns True when it restored OUT."""
+    src = parked_path(out)
+    if src is None or not os.path.exists(os.path.join(src, "checkpoint.npz")) or os.path.exists(os.path.join(out, "checkpoint.npz")):
+        return False
+    os.makedirs(out, exist_ok=True)
+    for name in PARKED_FILES + ("metrics.jsonl",):
+        if os.path.exists(os.path.join(src, name)):
+            shutil.copy2(os.path.join(src, name), os.path.join(out, name + ".tmp"))
+    for name in ("metrics.jsonl",) + PARKED_FILES[::-1]:  # the checkpoint last: without it OUT starts afresh
+        if os.path.exists(os.path.join(out, name + ".tmp")):
+            os.replace(os.path.join(out, name + ".tmp"), os.path.join(out, name))
+    return True
+
+
+def unpark_done(out):
+    """Removes run OUT's park once OUT has finished (its archive or OUT itself is the record from then on)."""
+    src = parked_path(out)
+    if src and os.path.isdir(src) and os.path.exists(os.path.join(out, "done")):
+        shutil.rmtree(src)
+
+
 def live_or_archived(out, group):
     """The copy of run OUT that finished: OUT itself, else its archive (the scripts skip an archived run, so a live
     directory beside a finished archive is a stale one), else OUT."""
@@ -134,9 +203,30 @@ def live_or_archived(out, group):
     return kept if kept and os.path.exists(os.path.join(kept, "done")) else out
 
 
-if __name__ == "__main__":  # python3 runs.py archive OUT: what lane.sh's eval_lane calls once it has scored OUT
+USAGE = """usage: python3 scripts/experiments/runs.py archive OUT
+       python3 scripts/experiments/runs.py park ROOT...   (every unfinished run under each runs/GROUP ROOT)
+       python3 scripts/experiments/runs.py unpark OUT"""
+
+if __name__ == "__main__":  # archive: what lane.sh's eval_lane calls once it has scored OUT; unpark: train_lane
     import sys
-    if len(sys.argv) != 3 or sys.argv[1] != "archive":
-        sys.exit("usage: python3 scripts/experiments/runs.py archive OUT")
-    out = sys.argv[2]
-    archive(out, os.path.basename(os.path.dirname(os.path.abspath(os.path.normpath(out)))))
+    verb, paths = (sys.argv[1], sys.argv[2:]) if len(sys.argv) >= 3 else (None, [])
+    if verb == "archive" and len(paths) == 1:
+        out = paths[0]
+        archive(out, os.path.basename(os.path.dirname(os.path.abspath(os.path.normpath(out)))))
+        unpark_done(out)
+    elif verb == "unpark" and len(paths) == 1:
+        if unpark(paths[0]):
+            print(f"{shown(paths[0])}: restored from {shown(parked_path(paths[0]))}", file=sys.stderr)
+    elif verb == "park":
+        for root in paths:
+            if parked_path(os.path.join(root, "x")) is None:
+                sys.exit(f"runs.py park: {root} is not a runs/GROUP directory")
+            for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+                out = os.path.join(root, name)
+                if os.path.isdir(out):
+                    unpark_done(out)
+                    dest = park(out)
+                    if dest:
+                        print(f"{shown(out)} -> {shown(dest)} (last record: iteration {progress(dest)[0]})")
+    else:
+        sys.exit(USAGE)
