@@ -103,6 +103,16 @@ def archived_path(out, group):
     return os.path.join(ARCHIVE, group, os.path.basename(os.path.normpath(out)))
 
 
+def thinned_metrics(out):
+    """Run OUT's metrics.jsonl as kept by archive() and park(): the validation records (the curves), the NaN
+    rule's roll-backs (counted by krueger_table.py) and the last record, one JSON object per line."""
+    rs = records(out)
+    kept = [r for r in rs if "valid_error" in r or "nan_rule" in r]
+    if rs and rs[-1] not in kept:
+        kept.append(rs[-1])
+    return "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept)
+
+
 def archive(out, group, extra=None):
     """Copies a finished run's config.json, summary.txt and eval.txt (those it has), and the metrics records that
     carry a validation measure plus the last one, to docs/results/runs/GROUP/<name>/: a few kB that
@@ -111,15 +121,10 @@ def archive(out, group, extra=None):
     dest = archived_path(out, group)
     if dest is None or not os.path.exists(os.path.join(out, "done")):
         return None
-    rs = records(out)
-    # validation records (the curves), the NaN rule's roll-backs (counted by krueger_table.py) and the last one
-    kept = [r for r in rs if "valid_error" in r or "nan_rule" in r]
-    if rs and rs[-1] not in kept:
-        kept.append(rs[-1])
     for name in ("config.json", "summary.txt", "eval.txt"):
         if os.path.exists(os.path.join(out, name)):
             write_atomic(os.path.join(dest, name), open(os.path.join(out, name)).read())
-    write_atomic(os.path.join(dest, "metrics.jsonl"), "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
+    write_atomic(os.path.join(dest, "metrics.jsonl"), thinned_metrics(out))
     for name, text in (extra or {}).items():  # facts the table reads from files not archived (a checkpoint)
         write_atomic(os.path.join(dest, name), text)
     write_atomic(os.path.join(dest, "done"), "")
@@ -156,12 +161,8 @@ def park(out):
     for name in PARKED_FILES:
         if os.path.exists(os.path.join(out, name)):
             shutil.copy2(os.path.join(out, name), os.path.join(fresh, name))
-    rs = records(out)
-    kept = [r for r in rs if "valid_error" in r or "nan_rule" in r]
-    if rs and rs[-1] not in kept:
-        kept.append(rs[-1])
     with open(os.path.join(fresh, "metrics.jsonl"), "w") as f:
-        f.write("".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
+        f.write(thinned_metrics(out))
     old = dest + ".old"
     shutil.rmtree(old, ignore_errors=True)
     if os.path.exists(dest):
