@@ -44,6 +44,9 @@ class Optimizer {
   // its own stopping rule); empty by default. A "success" entry is combined with the trainer's own (both
   // must hold); other keys must not be the trainer's.
   virtual nlohmann::json summary_facts() const { return nlohmann::json::object(); }
+  // True for a method that scores the validation data itself every iteration (Ollivier's methods, whose
+  // one validation sequence is far too long for the trainer's unroll): the trainer then never validates.
+  virtual bool validates_itself() const { return false; }
   // Multiplies the learning rate from the next step on; false for a method without one (Hessian-free
   // adapts λ instead, Ollivier's methods their own rate).
   virtual bool scale_learning_rate(double /*factor*/) { return false; }

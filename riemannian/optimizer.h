@@ -96,6 +96,7 @@ class RiemannianOptimizer : public optim::Optimizer {
   // With stop_error: success (a confirmed stop), the last validation error and the last confirmation
   // (stop_valid_*, stop_confirm_*, each with its pass).
   nlohmann::json summary_facts() const override;
+  bool validates_itself() const override { return true; }  // every round scores the validation sequence
   const std::vector<tasks::Batch>& confirmation_sequences() const { return confirm_seqs_; }
 
   const Scoring& best() const { return best_; }

@@ -187,6 +187,9 @@ class Trainer {
   std::optional<Stop> stop_after(const nlohmann::json& m, int64_t done_iterations, bool solved);
   std::string progress_tail(const nlohmann::json& m) const;
   void print_summary(int64_t iterations);
+  // Whether the trainer runs validations of its own: every eval_every iterations (0: only at the end),
+  // unless the method scores the validation data itself.
+  bool trainer_validates() const { return !optimizer_->validates_itself(); }
 
   const TrainOptions opt_;
   optim::Communicator& comm_;
@@ -435,8 +438,8 @@ nlohmann::json Trainer::iterate(int64_t it) {
   objective.at_iteration(it);
   nlohmann::json m = optimizer_->step(objective, theta_, *run_.train, rng_, it);
   m["iteration"] = it + 1;
-  const bool scheduled = cfg_.eval_every > 0 && (it + 1) % cfg_.eval_every == 0;
-  if (scheduled || it + 1 == cfg_.steps) {
+  const bool scheduled = trainer_validates() && cfg_.eval_every > 0 && (it + 1) % cfg_.eval_every == 0;
+  if (scheduled || (trainer_validates() && it + 1 == cfg_.steps)) {
     const tasks::Dataset& valid_task = run_.valid ? *run_.valid : *run_.train;
     last_eval_ = evaluate(*run_.objective, theta_, valid_task, cfg_.eval_batch, valid_seed_, &comm_);
     have_eval_ = true;
@@ -589,9 +592,8 @@ std::string Trainer::progress_tail(const nlohmann::json& m) const {
 }
 
 void Trainer::print_summary(int64_t iterations) {
-  // Nothing left to do: report the saved state, unless the run never validates through the trainer
-  // (eval_every 0: Ollivier's runs, whose one validation sequence is far too long for one unroll).
-  if (iterations == start_ && start_ > 0 && !have_eval_ && cfg_.eval_every > 0) {
+  // Nothing left to do: report the saved state's validation, if the trainer validates at all.
+  if (iterations == start_ && start_ > 0 && !have_eval_ && trainer_validates()) {
     last_eval_ = evaluate(*run_.objective, theta_, run_.valid ? *run_.valid : *run_.train, cfg_.eval_batch,
                           valid_seed_, &comm_);
     have_eval_ = true;
