@@ -143,9 +143,22 @@ def parked_path(out):
 
 
 # What a resume needs (tools/trainer.cc): the config, the checkpoint (parameters, optimizer state, RNG, clocks,
-# early stopping's state) and the best parameters so far. metrics.jsonl is thinned as archive() does: the
-# trainer keeps the records before the checkpoint's iteration and appends from there.
+# early stopping's state) and the best parameters so far. metrics.jsonl is parked whole when it is small (an
+# Ollivier run's, one record a round, every one a validation) and thinned as archive() does when it is not (a
+# first-order run's, one record an update): the trainer keeps the records before the checkpoint's iteration and
+# appends from there. TG_PARK_WHOLE_BYTES sets the limit (the tests set 0 to force thinning).
 PARKED_FILES = ("config.json", "checkpoint.npz", "best.npz")
+PARK_WHOLE_BYTES = 1 << 20
+
+
+def parked_metrics(out):
+    """Run OUT's metrics.jsonl as park() keeps it: whole up to TG_PARK_WHOLE_BYTES (default 1 MiB), else thinned."""
+    path = os.path.join(out, "metrics.jsonl")
+    limit = int(os.environ.get("TG_PARK_WHOLE_BYTES", PARK_WHOLE_BYTES))
+    if os.path.exists(path) and os.path.getsize(path) <= limit:
+        text = open(path).read()
+        return text[:text.rfind("\n") + 1]  # whole lines only (the last may be torn by a kill)
+    return thinned_metrics(out)
 
 
 def park(out):
@@ -162,7 +175,7 @@ def park(out):
         if os.path.exists(os.path.join(out, name)):
             shutil.copy2(os.path.join(out, name), os.path.join(fresh, name))
     with open(os.path.join(fresh, "metrics.jsonl"), "w") as f:
-        f.write(thinned_metrics(out))
+        f.write(parked_metrics(out))
     old = dest + ".old"
     shutil.rmtree(old, ignore_errors=True)
     if os.path.exists(dest):

@@ -22,8 +22,12 @@ run=$work/session1/runs/g/a
 $PY "$RUNS_PY" park "$work/session1/runs/g"
 parked=$work/session1/docs/results/parked/g/a
 [ -f "$parked/checkpoint.npz" ] || { echo "FAIL: nothing parked at $parked"; exit 1; }
-# a park is whole: parking again replaces it and leaves no partial copy beside it
-$PY "$RUNS_PY" park "$work/session1/runs/g" > /dev/null
+# small metrics are parked whole (an Ollivier run's records are all validations, but none has valid_error)
+cmp -s "$run/metrics.jsonl" "$parked/metrics.jsonl" || { echo "FAIL: small metrics.jsonl not parked whole"; exit 1; }
+# a park is whole: parking again replaces it and leaves no partial copy beside it; this time the metrics are
+# thinned (as a long run's are) to the validation records and the last, so the resume below must append to them
+TG_PARK_WHOLE_BYTES=0 $PY "$RUNS_PY" park "$work/session1/runs/g" > /dev/null
+[ "$(wc -l < "$parked/metrics.jsonl")" -eq 7 ] || { echo "FAIL: metrics not thinned to 7 records"; exit 1; }
 [ -z "$(ls -d "$parked".* 2>/dev/null)" ] || { echo "FAIL: a partial park was left beside $parked"; exit 1; }
 
 # the next session: a new checkout holds docs/ but not runs/
