@@ -103,11 +103,16 @@ def archived_path(out, group):
     return os.path.join(ARCHIVE, group, os.path.basename(os.path.normpath(out)))
 
 
+# The keys that mark a record with a validation: the trainer's (valid_error), and the Riemannian methods' own
+# scoring of the validation sequence every round (valid_bits: all of an Ollivier run's records are kept).
+VALIDATION_KEYS = ("valid_error", "valid_bits")
+
+
 def thinned_metrics(out):
     """Run OUT's metrics.jsonl as kept by archive() and park(): the validation records (the curves), the NaN
     rule's roll-backs (counted by krueger_table.py) and the last record, one JSON object per line."""
     rs = records(out)
-    kept = [r for r in rs if "valid_error" in r or "nan_rule" in r]
+    kept = [r for r in rs if any(k in r for k in VALIDATION_KEYS) or "nan_rule" in r]
     if rs and rs[-1] not in kept:
         kept.append(rs[-1])
     return "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept)
@@ -143,22 +148,9 @@ def parked_path(out):
 
 
 # What a resume needs (tools/trainer.cc): the config, the checkpoint (parameters, optimizer state, RNG, clocks,
-# early stopping's state) and the best parameters so far. metrics.jsonl is parked whole when it is small (an
-# Ollivier run's, one record a round, every one a validation) and thinned as archive() does when it is not (a
-# first-order run's, one record an update): the trainer keeps the records before the checkpoint's iteration and
-# appends from there. TG_PARK_WHOLE_BYTES sets the limit (the tests set 0 to force thinning).
+# early stopping's state) and the best parameters so far. metrics.jsonl is thinned as archive() does: the
+# trainer keeps the records before the checkpoint's iteration and appends from there.
 PARKED_FILES = ("config.json", "checkpoint.npz", "best.npz")
-PARK_WHOLE_BYTES = 1 << 20
-
-
-def parked_metrics(out):
-    """Run OUT's metrics.jsonl as park() keeps it: whole up to TG_PARK_WHOLE_BYTES (default 1 MiB), else thinned."""
-    path = os.path.join(out, "metrics.jsonl")
-    limit = int(os.environ.get("TG_PARK_WHOLE_BYTES", PARK_WHOLE_BYTES))
-    if os.path.exists(path) and os.path.getsize(path) <= limit:
-        text = open(path).read()
-        return text[:text.rfind("\n") + 1]  # whole lines only (the last may be torn by a kill)
-    return thinned_metrics(out)
 
 
 def park(out):
@@ -175,7 +167,7 @@ def park(out):
         if os.path.exists(os.path.join(out, name)):
             shutil.copy2(os.path.join(out, name), os.path.join(fresh, name))
     with open(os.path.join(fresh, "metrics.jsonl"), "w") as f:
-        f.write(parked_metrics(out))
+        f.write(thinned_metrics(out))
     old = dest + ".old"
     shutil.rmtree(old, ignore_errors=True)
     if os.path.exists(dest):
