@@ -318,6 +318,10 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
     throw Error(fmt::format("train: nan_rule halves a learning rate, and optimizer '{}' has none (it is for sgd, "
                             "momentum, nag, rmsprop, adam and lbfgs)",
                             cfg_.optimizer));
+  if (cfg_.patience > 0 && !trainer_validates())  // early stopping would wait for validations that never come
+    throw Error(fmt::format("train: patience counts the trainer's validations, and optimizer '{}' scores the "
+                            "validation data itself (the trainer never validates it): set optimizer_options.patience",
+                            cfg_.optimizer));
 }
 
 // Every input is valid by now: only then touch the output directory.

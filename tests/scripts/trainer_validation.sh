@@ -2,7 +2,8 @@
 # When the trainer validates. A method that scores the validation data itself (Ollivier's Riemannian
 # methods, whose one validation sequence is far too long for the trainer's unroll) gets no validation
 # from the trainer: not every eval_every iterations, not at the --steps limit, not in the summary of a
-# resumed run with nothing left to do. Any other method with eval_every 0 is validated once, at the end.
+# resumed run with nothing left to do; and patience (which counts those validations) is refused for it. Any
+# other method with eval_every 0 is validated once, at the end.
 # Usage: trainer_validation.sh TAPEGRAD
 set -euo pipefail
 TG=$1
@@ -29,6 +30,18 @@ done
 "$TG" "${riemannian[@]}" --set eval_every=0 --steps 3 --out "$work/glnn_every0" --resume > "$work/again.out"
 if grep -q '"valid_loss"' "$work/again.out"; then echo "FAIL riemannian resume: the summary validated"; fail=1
 else echo "ok   riemannian resume with nothing to do: no validation"; fi
+
+# patience counts the trainer's validations: with a method that validates itself it is refused, one line, exit 2
+set +e
+"$TG" "${riemannian[@]}" --set eval_every=5 --set patience=3 --steps 3 --out "$work/glnn_patience" 2> "$work/err"
+rc=$?
+set -e
+if [ $rc -ne 2 ] || [ "$(wc -l < "$work/err")" -ne 1 ] || ! grep -q "set optimizer_options.patience" "$work/err" ||
+   [ -e "$work/glnn_patience" ]; then
+  echo "FAIL riemannian with patience: exit $rc (want 2), stderr:"; sed 's/^/    /' "$work/err"; fail=1
+else
+  echo "ok   riemannian with patience: $(cat "$work/err")"
+fi
 
 plain=(train --model irnn --task adding --set task_options.T=10 --set model_options.hidden=4 --set batch=8
        --optimizer sgd --set eval_every=0 --quiet)
