@@ -40,11 +40,17 @@ def forward(params, x):
     return (h @ W_oh + b_o)[:, 0], norms
 
 
+def step_penalty(norms):
+    """The stabilizer's penalty at beta = 1 with skip_first (models/regularizers.cc): norms[:, 0] is ||h_1|| (h_0 = 0
+    is not a state), so the terms are t = 2..T; (1/T) times their sum, mean over sequences."""
+    return (np.diff(norms, axis=1) ** 2).sum(axis=1).mean() / norms.shape[1]
+
+
 def losses(params, x, target):
     """The trainer's two terms: half the squared error (mean over sequences) and the stabilizer's penalty at
     beta = 1, (1/T) sum_{t>=2} (||h_t|| - ||h_{t-1}||)^2 (mean over sequences)."""
     y, norms = forward(params, x)
-    return 0.5 * np.mean((y - target) ** 2), (np.diff(norms[:, 1:], axis=1) ** 2).sum(axis=1).mean() / x.shape[1]
+    return 0.5 * np.mean((y - target) ** 2), step_penalty(norms)
 
 
 def scaling_slopes(params, x, target, which, row=None, eps=1e-4):
@@ -66,13 +72,12 @@ def probe(path, x, a, b):
     W_hx, W_hh, b_h, W_oh, b_o = params
     target = a + b
     y, norms = forward(params, x)
-    T = x.shape[1]
     slopes = {name: scaling_slopes(params, x[:500], target[:500], which, row)
               for name, which, row in (("value", 0, 0), ("marker", 0, 1), ("W_hh", 1, None), ("W_oh", 3, None))}
     design = np.stack([a, b, np.ones_like(a)], axis=1)
     coef, *_ = np.linalg.lstsq(design, y, rcond=None)
     explained = 1 - np.var(y - design @ coef) / max(np.var(y), 1e-300)
-    penalty = (np.diff(norms[:, 1:], axis=1) ** 2).sum(axis=1).mean() / T
+    penalty = step_penalty(norms)
     return {
         "iteration": int(z["iteration"][0]),
         "mse": float(np.mean((y - target) ** 2)),
