@@ -442,8 +442,8 @@ nlohmann::json Trainer::iterate(int64_t it) {
   objective.at_iteration(it);
   nlohmann::json m = optimizer_->step(objective, theta_, *run_.train, rng_, it);
   m["iteration"] = it + 1;
-  const bool scheduled = trainer_validates() && cfg_.eval_every > 0 && (it + 1) % cfg_.eval_every == 0;
-  if (scheduled || (trainer_validates() && it + 1 == cfg_.steps)) {
+  const bool scheduled = cfg_.eval_every > 0 && (it + 1) % cfg_.eval_every == 0;
+  if (trainer_validates() && (scheduled || it + 1 == cfg_.steps)) {
     const tasks::Dataset& valid_task = run_.valid ? *run_.valid : *run_.train;
     last_eval_ = evaluate(*run_.objective, theta_, valid_task, cfg_.eval_batch, valid_seed_, &comm_);
     have_eval_ = true;
