@@ -72,6 +72,7 @@ def probe(path, x, a, b):
     W_hx, W_hh, b_h, W_oh, b_o = params
     target = a + b
     y, norms = forward(params, x)
+    T = norms.shape[1]
     slopes = {name: scaling_slopes(params, x[:500], target[:500], which, row)
               for name, which, row in (("value", 0, 0), ("marker", 0, 1), ("W_hh", 1, None), ("W_oh", 3, None))}
     design = np.stack([a, b, np.ones_like(a)], axis=1)
@@ -82,7 +83,7 @@ def probe(path, x, a, b):
         "iteration": int(z["iteration"][0]),
         "mse": float(np.mean((y - target) ** 2)),
         "slope_first": coef[0], "slope_second": coef[1], "fit_r2": explained, "y_std": float(np.std(y)),
-        "norm_t1": norms[:, 0].mean(), "norm_t200": norms[:, 199].mean(), "norm_t400": norms[:, -1].mean(),
+        "norm_t1": norms[:, 0].mean(), f"norm_t{T // 2}": norms[:, T // 2 - 1].mean(), f"norm_t{T}": norms[:, -1].mean(),
         "penalty": penalty,
         "rho_W_hh": float(np.max(np.abs(np.linalg.eigvals(W_hh)))),
         "W_hh_minus_I": float(np.linalg.norm(W_hh - np.eye(len(W_hh)))),
