@@ -1,5 +1,6 @@
 #include "tools/cli_checks.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -78,5 +79,14 @@ CLI::Validator non_negative_number() { return real(0.0, std::numeric_limits<doub
 CLI::Validator non_empty_name() {
   return CLI::Validator([](std::string& text) { return text.empty() ? std::string("an empty name") : std::string(); },
                         "NAME");
+}
+CLI::Validator png_path() {
+  return CLI::Validator(
+      [](std::string& text) {
+        std::string tail = text.size() >= 4 ? text.substr(text.size() - 4) : text;
+        for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return tail == ".png" ? std::string() : fmt::format("'{}' does not end in .png (the PNG to write)", text);
+      },
+      "PATH.png");
 }
 }  // namespace tg::cli

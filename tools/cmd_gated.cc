@@ -131,7 +131,7 @@ Run add_gated(CLI::App& app) {
   auto task_sets = std::make_shared<std::vector<std::string>>();
   app.add_option("--run", *dir, "run directory of a gated model (fgae, pair_ae, pgp, cpgp)")->required();
   app.add_flag("--filters", *filters, "draw the first layer's factor filter pairs instead of predictions");
-  app.add_option("-o,--output", *out, "the PNG (default: DIR/gated_predictions.png or DIR/gated_filters.png)");
+  app.add_option("-o,--output", *out, "the PNG (default: DIR/gated_predictions.png or DIR/gated_filters.png)")->check(png_path());
   app.add_option("-n", *count, "sequences to draw (default 6), or filter pairs (default 64)")
       ->check(integer_in(1, 1024));
   app.add_option("--seed", *seed, "seed of the fresh sequences")->check(unsigned_in(0, UINT64_MAX));

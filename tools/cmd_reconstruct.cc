@@ -25,7 +25,7 @@ Run add_reconstruct(CLI::App& app) {
   auto columns = std::make_shared<int64_t>(8);
   auto scale = std::make_shared<int64_t>(3);
   app.add_option("--run", *dir, "run directory of an autoencoder")->required();
-  app.add_option("-o,--output", *out, "the PNG to write (default: DIR/reconstructions_<part>.png)");
+  app.add_option("-o,--output", *out, "the PNG to write (default: DIR/reconstructions_<part>.png)")->check(png_path());
   app.add_option("--part", *part, "which images: train or test")->check(CLI::IsMember({"train", "test"}));
   app.add_option("-n", *count, "number of images")->check(integer_in(1, 1024));
   app.add_option("--first", *first, "index of the first image in the part")->check(integer_in(0, INT64_MAX));

@@ -176,6 +176,7 @@ class Trainer {
 
  private:
   void open_run_directory();
+  void refuse_foreign_files() const;
   void continue_from_checkpoint();
   void remove_stale_temporaries();
   void checkpoint(int64_t iteration);
@@ -336,9 +337,34 @@ void Trainer::open_run_directory() {
   fs::create_directories(dir_, ec);
   if (ec) throw Error(fmt::format("train: cannot create {}: {}", dir_, ec.message()));
   if (::access(dir_.c_str(), W_OK) != 0) throw Error(fmt::format("train: {} is not writable", dir_));
+  if (!fs::exists(ckpt_path_)) refuse_foreign_files();  // before the lock, whose .lock would join them
   lock_.emplace(dir_);
   if (fs::exists(ckpt_path_))
     throw Error(fmt::format("train: {} already holds a run (use --resume to continue it, or another --out)", dir_));
+}
+
+// A new run writes config.json and metrics.jsonl over whatever has those names, so its directory must be new,
+// empty, or what a run killed before its first checkpoint leaves behind: `--out .` or `--out ~` never
+// replaces somebody's files.
+void Trainer::refuse_foreign_files() const {
+  const auto refuse = [&](const std::string& why) {
+    throw Error(fmt::format("train: {} is not empty and holds no run ({}): use a new or empty --out", dir_, why));
+  };
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool run_file = name == ".lock" || name == "config.json" || name == "metrics.jsonl" || name == "vocab.json" ||
+                          name.find(".tmp.") != std::string::npos;
+    if (!run_file) refuse(fmt::format("'{}' is not a file of a run", name));
+  }
+  if (!fs::exists(cfg_path_)) {
+    if (fs::exists(metrics_path_) || fs::exists(dir_ + "/vocab.json")) refuse("run files without a config.json");
+    return;
+  }
+  std::ifstream in(cfg_path_);
+  const nlohmann::json left = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!left.is_object() || !left.contains("model") || !left.contains("optimizer"))
+    refuse("its config.json is not a run's");
 }
 
 void Trainer::continue_from_checkpoint() {

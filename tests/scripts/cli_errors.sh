@@ -100,6 +100,19 @@ expect nan_rule_hf "nan_rule halves a learning rate, and optimizer 'hf' has none
 expect ddn_bad_part "option 'part'" -- train --model controller --task ddn --set task_options.part=dev --out run1
 expect trajectories_no_run "does not exist|no such file|cannot open" -- plot --run nowhere --trajectories
 expect ollivier_rnn_blocks "needs a gated model"       -- ollivier --model ollivier_rnn --transition rbpm --options '{"pairs":1,"n_min":3,"n_max":4}' --max-passes 2
+# a new run never writes over files that are not a run's (an audit found config.json replaced, and --out / taken)
+mkdir -p foreign_cfg foreign_file && printf 'notes\n' >foreign_cfg/config.json && printf 'mine\n' >foreign_file/notes.txt
+expect foreign_config "foreign_cfg is not empty and holds no run \(its config.json is not a run's\)" -- train --task addition --set task_options.T=10 --steps 1 --out foreign_cfg
+expect foreign_file "foreign_file is not empty and holds no run \('notes.txt' is not a file of a run\)" -- train --task addition --set task_options.T=10 --steps 1 --out foreign_file
+[ "$(cat foreign_cfg/config.json)" = notes ] || { echo "FAIL: foreign_cfg/config.json was modified"; failures=$((failures + 1)); }
+# what a run killed before its first checkpoint leaves is not foreign: the same command starts it again
+mkdir -p leftover && cp tiny/config.json tiny/metrics.jsonl leftover/
+if "$TG" train --task addition --set task_options.T=10 --set model_options.hidden=4 --steps 1 --quiet --out leftover >/dev/null 2>&1 &&
+  [ -f leftover/checkpoint.npz ]; then echo "ok   leftover: a run's leftovers are trained over"
+else echo "FAIL leftover: a run's own leftovers were refused"; failures=$((failures + 1)); fi
+# a picture never replaces a run's files
+expect plot_over_checkpoint "--output: 'tiny/checkpoint.npz' does not end in .png" -- plot --run tiny -o tiny/checkpoint.npz
+expect reconstruct_over_config "--output: 'tiny/config.json' does not end in .png" -- reconstruct --run tiny -o tiny/config.json
 
 [ "$(cat existing/keep.json)" = "{}" ] || { echo "FAIL: existing/keep.json was modified"; failures=$((failures + 1)); }
 expect_done
