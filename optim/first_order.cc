@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "core/error.h"
 #include "optim/lbfgs.h"
@@ -38,8 +39,14 @@ class Slots {
 // The shared step: evaluation point, checks, clipping, decay; subclasses give the update.
 class GradientMethod : public FirstOrder {
  public:
-  GradientMethod(std::string name, const nlohmann::json& resolved, std::vector<std::string> slot_names)
-      : name_(std::move(name)), config_(resolved), slot_names_(std::move(slot_names)) {
+  // slot_names: the state vectors it keeps; every_update: those that every update writes (all of them unless
+  // given), which a checkpoint taken after an update must hold.
+  GradientMethod(std::string name, const nlohmann::json& resolved, std::vector<std::string> slot_names,
+                 std::optional<std::vector<std::string>> every_update = std::nullopt)
+      : name_(std::move(name)),
+        config_(resolved),
+        slot_names_(std::move(slot_names)),
+        every_update_(every_update ? std::move(*every_update) : slot_names_) {
     OptionReader r(name_, config_);
     lr_ = read_schedule(r, "lr");
     if (config_.contains("momentum")) momentum_ = read_schedule(r, "momentum");
@@ -120,6 +127,13 @@ class GradientMethod : public FirstOrder {
       }
       if (!slots.emplace(n, v.clone()).second) throw Error(fmt::format("{}: state vector '{}' given twice", name_, n));
     }
+    // without it the run would go on from a zero vector: not the run it was (a damaged checkpoint)
+    if (s.updates > 0)
+      for (const std::string& n : every_update_)
+        if (!slots.count(n))
+          throw Error(fmt::format("{}: the state has no vector '{}' after {} updates (resuming without it would not "
+                                  "continue the run)",
+                                  name_, n, s.updates));
     slots_ = std::move(slots);
     step_ = s.step;
     updates_ = s.updates;
@@ -146,7 +160,7 @@ class GradientMethod : public FirstOrder {
 
   std::string name_;
   nlohmann::json config_;
-  std::vector<std::string> slot_names_;
+  std::vector<std::string> slot_names_, every_update_;
   Schedule lr_, momentum_;
   double clip_norm_ = 0, weight_decay_ = 0;
   std::map<std::string, ParamVec> slots_;
@@ -185,7 +199,7 @@ class Momentum : public GradientMethod {
 
 class RmsProp : public GradientMethod {
  public:
-  explicit RmsProp(const nlohmann::json& c) : GradientMethod("rmsprop", c, {"mean_square", "velocity"}) {
+  explicit RmsProp(const nlohmann::json& c) : GradientMethod("rmsprop", c, {"mean_square", "velocity"}, {{"mean_square"}}) {
     OptionReader r("rmsprop", c);
     decay_ = r.number("decay", 0, 1, false, true);
     eps_ = r.number("eps", 0, INFINITY, true);

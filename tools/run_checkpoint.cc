@@ -118,10 +118,11 @@ Checkpoint load_checkpoint(const std::string& path, const ParamSet& layout) {
     if (!a.contains(key)) throw Error(fmt::format("{}: no array '{}'", path, key));
     const Tensor t = a.tensor(key).astype(layout.dtype());
     const Tensor part = c.theta.part(i);
-    if (t.shape() != part.shape() ||
-        std::memcmp(t.raw(), part.raw(), static_cast<size_t>(t.size()) * dtype_size(t.dtype())) != 0)
-      throw Error(fmt::format("{}: '{}' {} disagrees with its part of 'theta' {}", path, key, t.shape().str(),
+    if (t.shape() != part.shape())
+      throw Error(fmt::format("{}: '{}' has shape {}, its part of 'theta' {}", path, key, t.shape().str(),
                               part.shape().str()));
+    if (std::memcmp(t.raw(), part.raw(), static_cast<size_t>(t.size()) * dtype_size(t.dtype())) != 0)
+      throw Error(fmt::format("{}: '{}' {} holds other values than its part of 'theta'", path, key, t.shape().str()));
   }
   return c;
 }

@@ -377,7 +377,11 @@ void Trainer::continue_from_checkpoint() {
   Checkpoint c = load_checkpoint(ckpt_path_, run_.objective->params());
   theta_ = c.theta;
   rng_ = rng_from_string(c.rng_state, ckpt_path_);
-  optimizer_->restore({c.optimizer_scalars, c.optimizer_vectors});
+  try {
+    optimizer_->restore({c.optimizer_scalars, c.optimizer_vectors});
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", ckpt_path_, e.what()));
+  }
   start_ = c.iteration;
   early_.restore(c.trainer.value("early_stopping", nlohmann::json::object()), ckpt_path_);
   best_theta_ = c.best_theta;

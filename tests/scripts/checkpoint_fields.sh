@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # train --resume checks every field of a checkpoint, not only its structure: an empty, truncated or
-# altered RNG state, negative or non-finite clocks, a non-positive λ, non-finite optimizer vectors and
-# param/* arrays that disagree with theta each give one error line naming the field, and exit 2.
+# altered RNG state, negative or non-finite clocks, a non-positive λ, non-finite or missing optimizer
+# vectors and param/* arrays that disagree with theta each give one error line naming the field, and exit 2.
 # Usage: checkpoint_fields.sh path/to/tapegrad
 set -uo pipefail
 TG=$1
@@ -18,7 +18,7 @@ for opt in hf adam; do
   cp "$run/checkpoint.npz" "$work/good.npz"
   cases=(rng_empty rng_truncated rng_garbage cpu_nan seconds_negative param_disagrees)
   [ $opt = hf ] && cases+=(lambda_negative lambda_null)
-  [ $opt = adam ] && cases+=(vector_nan step_negative)
+  [ $opt = adam ] && cases+=(vector_nan vector_missing step_negative)
   for case in "${cases[@]}"; do
     $PY - "$work/good.npz" "$run/checkpoint.npz" "$case" <<'PYEOF'
 import json, sys, numpy as np
@@ -39,6 +39,8 @@ else:
     if case == "lambda_negative": s["lambda"] = -1
     elif case == "lambda_null": s["lambda"] = None
     elif case == "step_negative": s["step"] = -5
+    elif case == "vector_missing":  # resumed from a zero m, silently (a CLI audit)
+        del d["optimizer/m"]
     elif case == "vector_nan":
         k = [x for x in d if x.startswith("optimizer/")][0]
         d[k] = d[k].copy(); d[k][0] = np.nan
