@@ -97,12 +97,14 @@ Run add_gradcheck(CLI::App& app) {
   auto model = std::make_shared<std::string>();
   auto models = std::make_shared<bool>(false);
   auto order = std::make_shared<int>(2);
-  app.add_option("--op", *only, "check only this op")->check(non_empty_name());
-  app.add_flag("--models", *models, "check every model in the zoo instead of the ops");
-  app.add_option("--model", *model, "with --models: check only this model (or spec row)")->check(non_empty_name());
+  auto* op = app.add_option("--op", *only, "check only this op")->check(non_empty_name());
+  auto* all_models = app.add_flag("--models", *models, "check every model in the zoo instead of the ops");
+  auto* one_model = app.add_option("--model", *model, "check only this model (or spec row) instead of the ops")
+                        ->check(non_empty_name());
+  op->excludes(all_models)->excludes(one_model);  // the ops or the models: never one silently ignored
   app.add_option("--order", *order, "derivative order to check (1 or 2)")->check(integer_in(1, 2));
   return [only, model, models, order] {
-    if (*models) return check_models(*model, *order);
+    if (*models || !model->empty()) return check_models(*model, *order);
     int failed = 0, n = 0;
     for (const auto& spec : check::op_specs()) {
       if (!only->empty() && spec.op != *only) continue;

@@ -50,8 +50,10 @@ RunConfig resolve_train_config(const TrainArgs& a) {
     } else {
       j = read_json_file(copy);
     }
+    if (!j.is_object()) throw Error(fmt::format("train --resume: {} must hold a JSON object of options", copy));
   } else if (!a.config.empty()) {
     j = read_json_file(a.config);
+    if (!j.is_object()) throw Error(fmt::format("config file '{}' must hold a JSON object of options", a.config));
   }
   if (!a.model.empty()) j["model"] = a.model;
   if (!a.task.empty()) j["task"] = a.task;

@@ -1,6 +1,8 @@
 // tapegrad: the model-zoo command. Git-style subcommands; exit 0 on success, 1 when a check fails,
 // 2 on bad input (with one clear error line).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -72,8 +74,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    for (auto& [sub, run] : runs)
-      if (sub->parsed()) return run();
+    for (auto& [sub, run] : runs) {
+      if (!sub->parsed()) continue;
+      const int code = run();
+      errno = 0;
+      // printf's output is buffered: a full disk or a closed pipe shows only here (`eval > /dev/full` exited 0)
+      if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::fprintf(stderr, "tapegrad: error: cannot write to standard output: %s\n",
+                     errno ? std::strerror(errno) : "write error");
+        return 2;
+      }
+      return code;
+    }
   } catch (const tg::Error& e) {
     std::fprintf(stderr, "tapegrad: error: %s\n", tg::printable(e.what()).c_str());
     return 2;

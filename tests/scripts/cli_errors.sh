@@ -113,6 +113,20 @@ else echo "FAIL leftover: a run's own leftovers were refused"; failures=$((failu
 # a picture never replaces a run's files
 expect plot_over_checkpoint "--output: 'tiny/checkpoint.npz' does not end in .png" -- plot --run tiny -o tiny/checkpoint.npz
 expect reconstruct_over_config "--output: 'tiny/config.json' does not end in .png" -- reconstruct --run tiny -o tiny/config.json
+# a config that is JSON but not an object, and options that would be silently ignored (a CLI audit)
+printf '[1,2]' >array.json && printf 'null' >null.json
+expect config_array "config file 'array.json' must hold a JSON object of options" -- train --config array.json --out run1
+expect config_null "config file 'null.json' must hold a JSON object of options" -- train --config null.json --out run1
+expect gradcheck_op_and_model "--op excludes --model" -- gradcheck --op add --model rnn
+expect gradcheck_op_and_models "--op excludes --models" -- gradcheck --op nosuch --models
+# output that cannot be written is an error, not exit 0 with nothing printed
+if [ -w /dev/full ]; then
+  "$TG" eval --run tiny -n 3 >/dev/full 2>full.txt
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q "cannot write to standard output" full.txt; then echo "ok   stdout_full: $(cat full.txt)"
+  else echo "FAIL stdout_full: exit $rc: $(cat full.txt)"; failures=$((failures + 1)); fi
+  rm -f full.txt
+fi
 
 [ "$(cat existing/keep.json)" = "{}" ] || { echo "FAIL: existing/keep.json was modified"; failures=$((failures + 1)); }
 expect_done
