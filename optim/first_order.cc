@@ -48,8 +48,8 @@ class GradientMethod : public FirstOrder {
         slot_names_(std::move(slot_names)),
         every_update_(every_update ? std::move(*every_update) : slot_names_) {
     OptionReader r(name_, config_);
-    lr_ = read_schedule(r, "lr");
-    if (config_.contains("momentum")) momentum_ = read_schedule(r, "momentum");
+    lr_ = read_schedule(r, "lr", 0, INFINITY);
+    if (config_.contains("momentum")) momentum_ = read_schedule(r, "momentum", 0, 1, /*hi_open=*/true);
     clip_norm_ = r.number("clip_norm", 0, INFINITY);
     weight_decay_ = r.number("weight_decay", 0, INFINITY);
     // the resolved config shows schedules expanded, so it rebuilds the same optimizer

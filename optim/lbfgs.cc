@@ -205,7 +205,7 @@ LbfgsConfig lbfgs_config_from_json(const nlohmann::json& j) {
   const nlohmann::json full = merge_options("lbfgs", to_json(LbfgsConfig{}), j);
   OptionReader r("lbfgs", full);
   LbfgsConfig c;
-  c.lr = read_schedule(r, "lr");
+  c.lr = read_schedule(r, "lr", 0, INFINITY);
   c.history = static_cast<int>(r.integer("history", 1));
   c.armijo = r.number("armijo", 0, 1, true, true);
   c.backtrack = r.number("backtrack", 0, 1, true, true);

@@ -103,6 +103,28 @@ double Schedule::at(int64_t t) const {
   return value_;
 }
 
+std::pair<double, double> Schedule::range() const {
+  switch (kind_) {
+    case Kind::constant:
+      return {value_, value_};
+    case Kind::piecewise: {
+      double lo = value_, hi = value_;
+      for (const auto& [until, v] : pieces_) lo = std::min(lo, v), hi = std::max(hi, v);
+      return {lo, hi};
+    }
+    case Kind::icml2013:
+      return {std::min(0.5, value_), value_};  // k = 1 gives 1 - 1/2
+    case Kind::final_phase: {
+      auto [lo, hi] = base_->range();
+      const double a = fixed_ ? value_ : lo * scale_, b = fixed_ ? value_ : hi * scale_;
+      return {std::min({lo, a, b}), std::max({hi, a, b})};
+    }
+    case Kind::linear:
+      return {std::min(start_, value_), std::max(start_, value_)};
+  }
+  return {value_, value_};
+}
+
 nlohmann::json Schedule::to_json() const {
   switch (kind_) {
     case Kind::constant:
@@ -220,13 +242,24 @@ const SchedulePreset& find_schedule_preset(const std::string& name) {
   throw Error(fmt::format("schedule: unknown preset '{}' (known: {})", name, known));
 }
 
-Schedule read_schedule(const OptionReader& r, const std::string& key) {
+Schedule read_schedule(const OptionReader& r, const std::string& key, double lo, double hi, bool hi_open) {
   if (!r.has(key)) r.fail(fmt::format("missing option '{}'", key));
+  Schedule s;
   try {
-    return Schedule::from_json(r.json().at(key));
+    s = Schedule::from_json(r.json().at(key));
   } catch (const Error& e) {
     r.fail(fmt::format("option '{}': {}", key, e.what()));
   }
+  const auto [least, greatest] = s.range();
+  const bool inside = std::isfinite(least) && std::isfinite(greatest) && least >= lo &&
+                      (hi_open ? greatest < hi : greatest <= hi);
+  if (!inside) {
+    const std::string bounds = std::isinf(hi) ? fmt::format("[{:g}, inf)", lo)
+                                              : fmt::format("[{:g}, {:g}{}", lo, hi, hi_open ? ")" : "]");
+    const double outside = !std::isfinite(least) || least < lo ? least : greatest;
+    r.fail(fmt::format("option '{}' must stay in {} (its value reaches {:g})", key, bounds, outside));
+  }
+  return s;
 }
 
 }  // namespace tg::optim

@@ -41,6 +41,8 @@ class Schedule {
   static Schedule from_json(const nlohmann::json& j);  // throws tg::Error naming the bad key / value
 
   double at(int64_t t) const;
+  // The least and the greatest value over every t >= 0.
+  std::pair<double, double> range() const;
   nlohmann::json to_json() const;
   bool is_constant_zero() const { return kind_ == Kind::constant && value_ == 0; }
 
@@ -58,7 +60,9 @@ class Schedule {
 };
 
 // The schedule under option `key` of an optimizer's options; errors name the optimizer and the key.
-Schedule read_schedule(const OptionReader& r, const std::string& key);
+// Every value it takes must lie in [lo, hi] ([lo, hi) with hi_open): a negative learning rate or a
+// momentum of 1.5 is refused, not trained with.
+Schedule read_schedule(const OptionReader& r, const std::string& key, double lo, double hi, bool hi_open = false);
 
 // Named (ε, μ) schedules from the seeds. A preset may leave ε to the optimizer (lr empty).
 struct SchedulePreset {

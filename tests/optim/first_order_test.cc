@@ -267,6 +267,26 @@ TEST(FirstOrder, RestoreRejectsUnknownVectors) {
   EXPECT_NO_THROW(lb->restore(s));
 }
 
+// After an update, a state without a vector that every update writes would resume from zeros: refused.
+TEST(FirstOrder, RestoreAfterUpdatesNeedsEveryWrittenVector) {
+  ParamSet ps(DType::f64);
+  ps.add("x", Shape{2});
+  OptimizerState s;
+  s.step = s.updates = 3;
+  s.vectors = {{"m", ps.zeros_like()}};
+  EXPECT_THROW(make_first_order("adam")->restore(s), Error);  // no v
+  s.vectors = {{"m", ps.zeros_like()}, {"v", ps.zeros_like()}};
+  EXPECT_NO_THROW(make_first_order("adam")->restore(s));
+  s.vectors.clear();
+  EXPECT_THROW(make_first_order("nag")->restore(s), Error);  // no velocity
+  EXPECT_NO_THROW(make_first_order("sgd")->restore(s));
+  s.vectors = {{"mean_square", ps.zeros_like()}};  // rmsprop's velocity exists only once μ has been > 0
+  EXPECT_NO_THROW(make_first_order("rmsprop")->restore(s));
+  s.step = 3, s.updates = 0;  // nothing written yet (the checkpoint at iteration 0, or only skipped steps)
+  s.vectors.clear();
+  EXPECT_NO_THROW(make_first_order("adam")->restore(s));
+}
+
 TEST(FirstOrder, StateOfTheWrongSizeIsAnError) {
   QuadraticRun r("momentum", json::object());
   OptimizerState s;
@@ -300,6 +320,15 @@ TEST(FirstOrder, FactoryNamesUnknownOptimizersAndOptions) {
   EXPECT_THROW(make_first_order("lbfgs", {{"history", 0}}), Error);
   EXPECT_THROW(make_first_order("momentum", {{"lr", {{"kind", "piecewise"}, {"pieces", {{5, 0.1}, {5, 0.2}}}, {"then", 0.1}}}}), Error);
   EXPECT_THROW(make_first_order("nag", {{"preset", "sutskever_sub"}}), Error);
+  // values no schedule may reach: a negative learning rate, a momentum outside [0, 1)
+  EXPECT_THROW(make_first_order("sgd", {{"lr", -0.1}}), Error);
+  EXPECT_THROW(make_first_order("lbfgs", {{"lr", -1}}), Error);
+  EXPECT_THROW(make_first_order("momentum", {{"momentum", 1.0}}), Error);
+  EXPECT_THROW(make_first_order("nag", {{"momentum", -0.5}}), Error);
+  EXPECT_THROW(make_first_order("nag", {{"lr", {{"kind", "piecewise"}, {"pieces", {{5, 0.1}}}, {"then", -0.1}}}}), Error);
+  EXPECT_THROW(make_first_order("nag", {{"momentum", {{"kind", "linear"}, {"from", 0.5}, {"to", 1.2}, {"steps", 9}}}}), Error);
+  EXPECT_NO_THROW(make_first_order("nag", {{"momentum", {{"kind", "icml2013"}, {"mu_max", 0.999}}}}));
+  EXPECT_NO_THROW(make_first_order("nag", {{"preset", "sutskever_add"}}));
   for (const std::string& name : first_order_names()) {
     auto opt = make_first_order(name);
     EXPECT_EQ(opt->name(), name);
@@ -359,6 +388,17 @@ TEST(Schedule, MemorizationAndAutoencoderPresets) {
   EXPECT_EQ(ae.momentum.at(539999), 0.999);
   EXPECT_EQ(ae.momentum.at(540000), 0.99) << "the last 10%: μ = 0.99";
   EXPECT_THROW(find_schedule_preset("sutskever"), Error);
+}
+
+TEST(Schedule, RangeCoversEveryValue) {
+  using Range = std::pair<double, double>;
+  EXPECT_EQ(Schedule(0.3).range(), Range(0.3, 0.3));
+  EXPECT_EQ(Schedule::piecewise({{10, 0.9}, {20, 0.1}}, 0.5).range(), Range(0.1, 0.9));
+  EXPECT_EQ(Schedule::icml2013(0.99).range(), Range(0.5, 0.99));
+  EXPECT_EQ(Schedule::icml2013(0.3).range(), Range(0.3, 0.3));
+  EXPECT_EQ(Schedule::linear(0.01, 0.0, 100).range(), Range(0.0, 0.01));
+  EXPECT_EQ(Schedule::final_phase(Schedule(0.9), 50, 0.1).range(), Range(0.9 * 0.1, 0.9));
+  EXPECT_EQ(Schedule::final_phase(Schedule(0.9), 50, 1.0, 0.99).range(), Range(0.9, 0.99));
 }
 
 TEST(Schedule, Icml2013MatchesTheFormula) {
