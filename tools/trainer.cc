@@ -30,6 +30,7 @@
 #include "tools/optimizers.h"
 #include "tools/run_limits.h"
 #include "tools/run_lock.h"
+#include "tools/text_fingerprint.h"
 
 namespace tg::cli {
 
@@ -205,6 +206,7 @@ class Trainer {
   std::optional<optim::ThreadedObjective> threaded_;
   ParamVec theta_;
   std::unique_ptr<optim::Optimizer> optimizer_;
+  std::optional<nlohmann::json> text_fingerprint_;  // a text run's corpus, which its checkpoints keep
   std::optional<tools::RunLock> lock_;  // rank 0 writes the directory, so rank 0 holds it
   std::ofstream metrics_;
   Rng rng_;
@@ -281,6 +283,18 @@ RunConfig checked_request(RunConfig requested, const TrainOptions& opt) {
   return with_absolute_data_paths(std::move(requested));
 }
 
+// A resumed text run whose file no longer gives its vocabulary fails in make_run with the model's size
+// ("vocab=25 does not fit"): say what most likely happened.
+RunSetup make_checked_run(RunConfig requested, const TrainOptions& opt) {
+  RunConfig cfg = checked_request(std::move(requested), opt);
+  try {
+    return make_run(cfg);
+  } catch (const Error& e) {
+    if (!opt.resume || cfg.task != "text") throw;
+    throw Error(fmt::format("train --resume: {} (has the text file changed since the run began?)", e.what()));
+  }
+}
+
 Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicator& comm)
     : opt_(opt),
       comm_(comm),
@@ -290,7 +304,7 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
       ckpt_path_(dir_ + "/checkpoint.npz"),
       metrics_path_(dir_ + "/metrics.jsonl"),
       best_path_(dir_ + "/best.npz"),
-      run_(make_run(checked_request(std::move(requested), opt))),
+      run_(make_checked_run(std::move(requested), opt)),
       cfg_(run_.cfg),
       rng_(cfg_.seed * 0x2545F4914F6CDD1DULL + 1),
       valid_seed_(cfg_.seed + 1000003),
@@ -314,6 +328,7 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
     threaded_.emplace(std::move(objectives));  // which makes the products single-threaded
   }
   theta_ = run_.objective->params().values().clone();
+  text_fingerprint_ = text_fingerprint(*run_.train);
   optimizer_ = make_optimizer(cfg_, run_);
   if (cfg_.nan_rule && !optimizer_->scale_learning_rate(1.0))  // x1: asks whether it has a learning rate
     throw Error(fmt::format("train: nan_rule halves a learning rate, and optimizer '{}' has none (it is for sgd, "
@@ -375,6 +390,11 @@ void Trainer::continue_from_checkpoint() {
                             "--cpu-budget and checkpoint_every may change)",
                             dir_, *d));
   Checkpoint c = load_checkpoint(ckpt_path_, run_.objective->params());
+  if (text_fingerprint_ && c.trainer.contains("text"))  // runs of older builds did not record it
+    if (auto d = fingerprint_difference(c.trainer["text"], *text_fingerprint_))
+      throw Error(fmt::format("train --resume: the text of run {} is not what it trained on: {} (the file changed since "
+                              "the run began; resume on that text, or start a new run)",
+                              dir_, *d));
   theta_ = c.theta;
   rng_ = rng_from_string(c.rng_state, ckpt_path_);
   try {
@@ -417,6 +437,7 @@ void Trainer::checkpoint(int64_t iteration) {
   c.optimizer_vectors = state.vectors;
   c.config = to_json(cfg_);
   if (early_.enabled()) c.trainer["early_stopping"] = early_.state();
+  if (text_fingerprint_) c.trainer["text"] = *text_fingerprint_;
   c.best_theta = best_theta_;
   save_checkpoint(ckpt_path_, c, run_.objective->params());
   if (best_unsaved_) save_best();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --resume names what differs: another optimizer (not "adam: unknown option 'armijo'"), a changed model
 # option with both values; checkpoint_every may change; a run whose config.json is gone resumes from the
-# checkpoint's config. Usage: resume_mismatch.sh TAPEGRAD
+# checkpoint's config; a text run whose file changed since it began is refused, not continued on other
+# text. Usage: resume_mismatch.sh TAPEGRAD
 set -euo pipefail
 TG=$1
 work=$(mktemp -d)
@@ -13,7 +14,7 @@ fail=0
 expect() {  # name, pattern, args...
   local name=$1 pattern=$2; shift 2
   local code=0
-  "$TG" train --out "$work/run" --resume "$@" > /dev/null 2> "$work/err" || code=$?
+  "$TG" train --out "${RUN:-$work/run}" --resume "$@" > /dev/null 2> "$work/err" || code=$?
   if [ $code -ne 2 ] || [ "$(wc -l < "$work/err")" -ne 1 ] || ! grep -q -- "$pattern" "$work/err"; then
     echo "FAIL $name: exit $code"; sed 's/^/    /' "$work/err"; fail=1
   else
@@ -31,4 +32,17 @@ if "$TG" train --out "$work/run" --resume --steps 6 --quiet > /dev/null 2> "$wor
 else
   echo "FAIL: a run without config.json did not resume"; cat "$work/err"; fail=1
 fi
+# the text changed at the same path (a CLI audit: resume went on silently)
+text=$work/text.txt
+for _ in $(seq 40); do echo "In the beginning God created the heaven and the earth. And the earth was without form."; done > "$text"
+"$TG" train --model lstm --task text --data "$text" --optimizer adam --steps 2 --set model_options.hidden=8 \
+  --set task_options.T=10 --set batch=4 --set eval_batch=4 --quiet --out "$work/text_run" > /dev/null
+cp "$text" "$work/text.orig"
+sed -i '3s/heaven/haeven/' "$text"
+RUN=$work/text_run expect text_changed "the train part's text differs" --steps 3
+sed -i '3s/haeven/HEAVEN/' "$text"
+RUN=$work/text_run expect text_new_symbols "has the text file changed since the run began" --steps 3
+cp "$work/text.orig" "$text"
+"$TG" train --out "$work/text_run" --resume --steps 3 --quiet > /dev/null 2> "$work/err" \
+  || { echo "FAIL: the text run did not resume on its own text: $(cat "$work/err")"; fail=1; }
 exit $fail
