@@ -80,6 +80,10 @@ CLI::Validator non_empty_name() {
   return CLI::Validator([](std::string& text) { return text.empty() ? std::string("an empty name") : std::string(); },
                         "NAME");
 }
+CLI::Validator non_empty_path() {
+  return CLI::Validator([](std::string& text) { return text.empty() ? std::string("an empty path") : std::string(); },
+                        "PATH");
+}
 CLI::Validator png_path() {
   return CLI::Validator(
       [](std::string& text) {

@@ -19,6 +19,8 @@ CLI::Validator positive_number();
 CLI::Validator non_negative_number();
 // A name that is not empty (`--optimizer ''` would otherwise mean "not given": the default).
 CLI::Validator non_empty_name();
+// A path that is not empty (`--run ''` would otherwise read /checkpoint.npz).
+CLI::Validator non_empty_path();
 // The path of a PNG to write: it must end in .png, so that a slip such as `-o RUN/checkpoint.npz` cannot
 // replace a run's own files with a picture.
 CLI::Validator png_path();

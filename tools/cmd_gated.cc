@@ -129,7 +129,7 @@ Run add_gated(CLI::App& app) {
   auto columns = std::make_shared<int64_t>(16);
   auto scale = std::make_shared<int64_t>(4);
   auto task_sets = std::make_shared<std::vector<std::string>>();
-  app.add_option("--run", *dir, "run directory of a gated model (fgae, pair_ae, pgp, cpgp)")->required();
+  app.add_option("--run", *dir, "run directory of a gated model (fgae, pair_ae, pgp, cpgp)")->required()->check(non_empty_path());
   app.add_flag("--filters", *filters, "draw the first layer's factor filter pairs instead of predictions");
   app.add_option("-o,--output", *out, "the PNG (default: DIR/gated_predictions.png or DIR/gated_filters.png)")->check(png_path());
   app.add_option("-n", *count, "sequences to draw (default 6), or filter pairs (default 64)")
@@ -150,7 +150,7 @@ Run add_gated(CLI::App& app) {
                            *columns, *scale);
     }
     nlohmann::json o = r.run.cfg.task_options;
-    for (const std::string& a : *task_sets) apply_set(o, a);
+    for (const std::string& a : *task_sets) apply_set(o, a, "--task-set");
     const std::unique_ptr<tasks::Task> task = tasks::make(r.run.cfg.task, o);
     Rng rng(*seed);
     const tasks::Batch b = task->sample(*count ? *count : 6, rng);

@@ -19,7 +19,7 @@ Run add_plot(CLI::App& app) {
   auto output = std::make_shared<std::string>();
   auto y_key = std::make_shared<std::string>();
   auto what = std::make_shared<PlotSelection>();
-  app.add_option("--run", *run_dirs, "run directory holding metrics.jsonl (repeat to compare runs)")->required();
+  app.add_option("--run", *run_dirs, "run directory holding metrics.jsonl (repeat to compare runs)")->required()->check(non_empty_path());
   app.add_option("-o,--output", *output, "PNG to write (default: RUN/curves.png)")->check(png_path());
   auto* all = app.add_flag("--all", what->all, "draw every metric that changes, not only the measure and the loss");
   app.add_option("--metrics", what->metrics, "draw these metrics of the run, e.g. lambda,rho,cg_iters")

@@ -24,7 +24,7 @@ Run add_reconstruct(CLI::App& app) {
   auto first = std::make_shared<int64_t>(0);
   auto columns = std::make_shared<int64_t>(8);
   auto scale = std::make_shared<int64_t>(3);
-  app.add_option("--run", *dir, "run directory of an autoencoder")->required();
+  app.add_option("--run", *dir, "run directory of an autoencoder")->required()->check(non_empty_path());
   app.add_option("-o,--output", *out, "the PNG to write (default: DIR/reconstructions_<part>.png)")->check(png_path());
   app.add_option("--part", *part, "which images: train or test")->check(CLI::IsMember({"train", "test"}));
   app.add_option("-n", *count, "number of images")->check(integer_in(1, 1024));

@@ -218,7 +218,7 @@ Run add_eval(CLI::App& app) {
   auto count = std::make_shared<int64_t>(10000);
   auto task_sets = std::make_shared<std::vector<std::string>>();
   auto last = std::make_shared<bool>(false);
-  app.add_option("--run", *dir, "run directory")->required();
+  app.add_option("--run", *dir, "run directory")->required()->check(non_empty_path());
   app.add_flag("--last", *last, "score the last checkpoint's parameters, not the best validation's (DIR/best.npz of a "
                                 "run with patience)");
   app.add_option("--task-set", *task_sets,
@@ -282,7 +282,7 @@ Run add_eval(CLI::App& app) {
       const nlohmann::json& known = tasks::find(name).defaults;
       for (const auto& [key, value] : cfg.task_options.items())
         if (name == cfg.task || known.contains(key)) o[key] = value;
-      for (const std::string& a : *task_sets) apply_set(o, a);
+      for (const std::string& a : *task_sets) apply_set(o, a, "--task-set");
       owned = tasks::make_dataset(name, o);
       if (!tasks::same_inputs_and_outputs(r.run.train->signature(), owned->signature()))
         throw Error(fmt::format("eval: task '{}' with {} gives inputs and outputs that run {} does not read", name,
@@ -354,7 +354,7 @@ Run add_sample(CLI::App& app) {
   auto length = std::make_shared<int64_t>(200);
   auto temperature = std::make_shared<double>(1.0);
   auto seed = std::make_shared<uint64_t>(1);
-  app.add_option("--run", *dir, "run directory of a character-level model")->required();
+  app.add_option("--run", *dir, "run directory of a character-level model")->required()->check(non_empty_path());
   app.add_option("--prompt", *prompt, "text to start from");
   app.add_option("--length", *length, "characters to generate")->check(integer_in(1, 1000000));
   app.add_option("--temperature", *temperature, "softmax temperature (0: greedy)")->check(number_in(0.0, 100.0));

@@ -85,7 +85,7 @@ Run add_video(CLI::App& app) {
   auto gibbs = std::make_shared<int>(0);
   auto scale = std::make_shared<int64_t>(2);
   auto denoise = std::make_shared<bool>(false);
-  app.add_option("--run", *dir, "run directory of a model trained on a video task (bouncing_balls ...)")->required();
+  app.add_option("--run", *dir, "run directory of a model trained on a video task (bouncing_balls ...)")->required()->check(non_empty_path());
   app.add_option("-o,--output", *out, "the PNG to write (default: DIR/video.png)")->check(png_path());
   app.add_option("-n", *count, "sequences shown")->check(integer_in(1, 16));
   app.add_option("--prefix", *prefix, "true frames a temporal RBM sees before it continues alone")

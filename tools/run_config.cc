@@ -67,9 +67,9 @@ void take(const nlohmann::json& j, const char* key, T& out, const std::string& w
       if (d == std::floor(d) && d >= static_cast<double>(limits::min()) && d < std::ldexp(1.0, limits::digits))
         x = static_cast<T>(d);
     }
-    if (!x)
-      throw Error(fmt::format("{}: '{}' must be an integer in [{}, {}] (got {})", where, key, limits::min(), limits::max(),
-                              v.dump()));
+    if (!x && v.is_number() && (v.is_number_integer() || v.get<double>() == std::floor(v.get<double>())))
+      throw Error(fmt::format("{}: '{}' is out of range (got {}; at most {})", where, key, v.dump(), limits::max()));
+    if (!x) throw Error(fmt::format("{}: '{}' must be a whole number (got {})", where, key, v.dump()));
     out = *x;
     return;
   }
@@ -147,19 +147,19 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   return c;
 }
 
-void apply_set(nlohmann::json& j, const std::string& assignment) {
+void apply_set(nlohmann::json& j, const std::string& assignment, const std::string& flag) {
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw Error(fmt::format("--set: expected key=value, got '{}'", assignment));
+    throw Error(fmt::format("{}: expected key=value, got '{}'", flag, assignment));
   std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  nlohmann::json value = set_value(text, "--set " + key);
+  nlohmann::json value = set_value(text, flag + " " + key);
   nlohmann::json* at = &j;
   size_t start = 0;
   for (size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1) {
     std::string part = key.substr(start, dot - start);
     if (!at->contains(part)) (*at)[part] = nlohmann::json::object();
     at = &(*at)[part];
-    if (!at->is_object()) throw Error(fmt::format("--set {}: '{}' is not an object", assignment, part));
+    if (!at->is_object()) throw Error(fmt::format("{} {}: '{}' is not an object", flag, assignment, part));
   }
   (*at)[key.substr(start)] = value;
 }

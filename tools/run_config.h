@@ -54,8 +54,8 @@ nlohmann::json run_identity(RunConfig c);
 // Unknown keys and values of the wrong type are a tg::Error naming the key.
 RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where);
 // Applies "key=value" (value parsed as JSON when it parses, else a string) to a JSON object;
-// dotted keys create nested objects.
-void apply_set(nlohmann::json& j, const std::string& assignment);
+// dotted keys create nested objects. Errors name `flag`, the option that gave it.
+void apply_set(nlohmann::json& j, const std::string& assignment, const std::string& flag = "--set");
 // The value of a --set KEY=TEXT: TEXT as JSON when it parses (50, 0.5, [1,2], {"a":1}, "x"), else the plain
 // string (file=data/x.txt); TEXT that begins like JSON ({, [ or ") but does not parse is an error naming
 // `what` and the parser's complaint, not a string.

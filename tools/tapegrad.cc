@@ -1,15 +1,35 @@
 // tapegrad: the model-zoo command. Git-style subcommands; exit 0 on success, 1 when a check fails,
 // 2 on bad input (with one clear error line).
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/printable.h"
 #include "tools/commands.h"
+
+namespace {
+// The first argument after the subcommand that looks like an option (-x, --name, --name=value; not a
+// negative number) and that the subcommand does not have.
+std::optional<std::string> first_unknown_option(CLI::App& app, int argc, char** argv) {
+  const std::vector<CLI::App*> parsed = app.get_subcommands();  // the one being parsed when the error came
+  if (parsed.empty()) return std::nullopt;
+  CLI::App* sub = parsed.front();
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() < 2 || arg[0] != '-' || std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.') continue;
+    if (arg == "--") break;
+    const std::string name = arg.substr(0, arg.find('='));
+    if (!sub->get_option_no_throw(name)) return name;
+  }
+  return std::nullopt;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"tapegrad: recurrent networks trained with first- and second-order methods"};
@@ -68,6 +88,14 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::RequiredError& e) {
+    // CLI11 checks required options before unknown ones: `train --bogus` said only "--out is required"
+    if (auto unknown = first_unknown_option(app, argc, argv))
+      std::fprintf(stderr, "tapegrad: error: %s: unknown option '%s' (tapegrad %s --help lists them)\n", argv[1],
+                   tg::printable(*unknown).c_str(), argv[1]);
+    else
+      std::fprintf(stderr, "tapegrad: error: %s\n", tg::printable(e.what()).c_str());
+    return 2;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --version and the like
     std::fprintf(stderr, "tapegrad: error: %s\n", tg::printable(e.what()).c_str());  // one line, no usage dump

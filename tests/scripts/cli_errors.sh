@@ -119,6 +119,10 @@ expect config_array "config file 'array.json' must hold a JSON object of options
 expect config_null "config file 'null.json' must hold a JSON object of options" -- train --config null.json --out run1
 expect gradcheck_op_and_model "--op excludes --model" -- gradcheck --op add --model rnn
 expect gradcheck_op_and_models "--op excludes --models" -- gradcheck --op nosuch --models
+expect unknown_before_required "train: unknown option '--bogus'" -- train --bogus
+expect task_set_named "--task-set: expected key=value, got 'T'" -- eval --run tiny --task-set T
+expect batch_fraction "'batch' must be a whole number \(got 1.5\)" -- train --task addition --set batch=1.5 --out run1
+expect empty_run "--run: an empty path" -- eval --run ''
 # output that cannot be written is an error, not exit 0 with nothing printed
 if [ -w /dev/full ]; then
   "$TG" eval --run tiny -n 3 >/dev/full 2>full.txt
