@@ -41,7 +41,7 @@ struct TrainArgs {
 
 RunConfig resolve_train_config(const TrainArgs& a) {
   nlohmann::json j = nlohmann::json::object();
-  if (a.resume && a.config.empty()) {
+  if (a.resume) {
     // config.json is a readable copy of the checkpoint's config: a lost one does not end the run
     const std::string copy = a.out + "/config.json", ckpt = a.out + "/checkpoint.npz";
     if (!std::filesystem::exists(copy) && std::filesystem::exists(ckpt)) {
@@ -51,9 +51,13 @@ RunConfig resolve_train_config(const TrainArgs& a) {
       j = read_json_file(copy);
     }
     if (!j.is_object()) throw Error(fmt::format("train --resume: {} must hold a JSON object of options", copy));
-  } else if (!a.config.empty()) {
-    j = read_json_file(a.config);
-    if (!j.is_object()) throw Error(fmt::format("config file '{}' must hold a JSON object of options", a.config));
+  }
+  if (!a.config.empty()) {
+    nlohmann::json file = read_json_file(a.config);
+    if (!file.is_object()) throw Error(fmt::format("config file '{}' must hold a JSON object of options", a.config));
+    // on --resume, over the run's own options ({"steps": 5} changes the steps); else over the defaults
+    if (a.resume) j.merge_patch(file);
+    else j = std::move(file);
   }
   if (!a.model.empty()) j["model"] = a.model;
   if (!a.task.empty()) j["task"] = a.task;

@@ -26,6 +26,13 @@ expect other_model_option "model_options.hidden: 8 in the run, 9 here" --set mod
 expect other_hf_option "optimizer_options.max_cg: 300 in the run, 7 here" --set optimizer_options.max_cg=7
 "$TG" train --out "$work/run" --resume --steps 5 --set checkpoint_every=1 --quiet > /dev/null \
   || { echo "FAIL: checkpoint_every may change on --resume"; fail=1; }
+# --config on --resume lies over the run's own options (it lay over the defaults: {"steps": 5} was refused
+# as 'optimizer is "hf" here but ...', a default the user never gave)
+echo '{"steps": 4}' > "$work/steps.json"
+"$TG" train --out "$work/run" --resume --config "$work/steps.json" --quiet > /dev/null 2> "$work/err" \
+  || { echo "FAIL: --config {\"steps\": 4} on --resume: $(cat "$work/err")"; fail=1; }
+echo '{"optimizer": "adam"}' > "$work/adam.json"
+expect config_other_optimizer "option 'optimizer' is \"adam\" here but \"hf\" in the run" --config "$work/adam.json"
 rm "$work/run/config.json"
 if "$TG" train --out "$work/run" --resume --steps 6 --quiet > /dev/null 2> "$work/err" && grep -q "missing" "$work/err"; then
   echo "ok: resumed without config.json: $(cat "$work/err")"
