@@ -9,6 +9,8 @@
 #include "bench/lstm_lm.h"
 #include "bench/network_step.h"
 #include "bench/zoo_step.h"
+#include "core/error.h"
+#include "models/model.h"
 #include "ops/blas.h"
 #include "ops/float_env.h"
 #include "tools/cli_checks.h"
@@ -83,6 +85,11 @@ Run add_bench(CLI::App& app) {
       return 0;
     }
     if (!model->empty()) {
+      // --ctc sets the model's `layers` from --depth: a model without one was told "unknown option 'layers'"
+      if (*ctc && !models::find(*model).defaults.contains("layers"))
+        throw Error(fmt::format("bench --ctc stacks --depth layers, and model '{}' has no layers option (use --model "
+                                "deep_blstm)",
+                                *model));
       bench::ZooStepConfig c{.model = *model, .vocab = opt->workload.vocab, .hidden = opt->workload.hidden,
                              .batch = opt->workload.batch, .steps = opt->workload.steps, .ctc = *ctc, .in = *in,
                              .depth = *depth, .reps = opt->reps, .threads = opt->threads};

@@ -57,7 +57,7 @@ Run add_ilqr(CLI::App& app) {
   app.add_option("-o,--out", *out, "write every reach's loss, torques and hand trajectory to this JSON file (atomically)");
   app.add_flag("-q,--quiet", *quiet, "print only the summary, not a line per reach");
   return [=] {
-    if (!(*radius > 0 && std::isfinite(*radius))) throw Error(fmt::format("ilqr: --radius must be > 0 (got {})", *radius));
+    if (!(*radius > 0 && std::isfinite(*radius))) throw Error(fmt::format("ilqr: --radius must be a finite number > 0 (got {})", *radius));
     if (!(*alpha >= 0 && std::isfinite(*alpha))) throw Error(fmt::format("ilqr: --alpha must be >= 0 (got {})", *alpha));
     if (!(*tol > 0 && std::isfinite(*tol))) throw Error(fmt::format("ilqr: --tol must be > 0 (got {})", *tol));
     models::CenterOutOptions c;

@@ -3,8 +3,11 @@
 // networks too (mlp, autoencoder), given their input size (and the MLP's output size).
 #include <fmt/format.h>
 
+#include "core/error.h"
+#include "models/gating_pyramid.h"
 #include "models/model.h"
 #include "models/network.h"
+#include "models/temporal_rbm.h"
 #include "tools/commands.h"
 #include "tools/model_args.h"
 
@@ -42,6 +45,13 @@ Run add_params(CLI::App& app) {
   add_model_args(app, *args);
   return [args] {
     if (const models::NetworkInfo* net = models::find_network(args->model)) return print_network(*net, *args);
+    // the arm controller, the temporal RBMs and the gated models are made for a task (`models` lists them too)
+    if (args->model == "controller" || models::is_temporal_rbm(args->model) || models::is_gating_pyramid(args->model) ||
+        args->model == "pair_ae")
+      throw Error(fmt::format("params: model '{0}' is built for its task, and params builds sequence models and "
+                              "networks only; `tapegrad train --model {0} --task TASK --steps 0 --out DIR` builds it "
+                              "(DIR/checkpoint.npz holds its param/* arrays)",
+                              args->model));
     const models::ModelInfo& info = models::find(args->model);
     const nlohmann::json cfg = models::resolve(info, user_options(*args));
     Rng rng(1);

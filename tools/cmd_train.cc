@@ -370,6 +370,7 @@ Run add_sample(CLI::App& app) {
       throw Error(fmt::format("sample: run {} models task '{}', which has no characters to sample", *dir, r.run.cfg.task));
     // prompt characters -> symbols (unknown characters map to the unknown symbol, the last one)
     std::vector<int32_t> ids;
+    int unknown = 0;
     for (size_t i = 0; i < prompt->size();) {
       size_t len = 1;
       unsigned char c = static_cast<unsigned char>((*prompt)[i]);
@@ -377,12 +378,16 @@ Run add_sample(CLI::App& app) {
       else if (c >= 0xE0) len = 3;
       else if (c >= 0xC0) len = 2;
       std::string ch = prompt->substr(i, len);
-      int32_t id = static_cast<int32_t>(sig.alphabet.size()) - 1;
+      int32_t id = -1;
       for (size_t k = 0; k < sig.alphabet.size(); ++k)
         if (sig.alphabet[k] == ch) id = static_cast<int32_t>(k);
+      if (id < 0) ++unknown, id = static_cast<int32_t>(sig.alphabet.size()) - 1;
       ids.push_back(id);
       i += len;
     }
+    if (unknown > 0)  // as eval counts them: the model sees its unknown symbol there, not the character
+      std::fprintf(stderr, "sample: %d of %zu prompt characters are not in run %s's vocabulary (read as its unknown symbol)\n",
+                   unknown, ids.size(), dir->c_str());
     if (ids.empty()) ids.push_back(0);
     Rng rng(*seed);
     models::Model& model = r.run.sequence_objective("sample").model();

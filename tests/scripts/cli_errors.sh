@@ -69,7 +69,8 @@ expect unknown_subcommand "frobnicate"                 -- frobnicate
 expect ollivier_bad_method "option 'transition' must be one of" -- ollivier --transition natural --max-passes 1
 expect ollivier_bad_task "not one of Ollivier's"       -- ollivier --task addition --max-passes 1
 expect ilqr_bad_reaches "--reaches: 0 is outside \[1, 100000\]" -- ilqr --reaches 0 --out ilqr.json
-expect ilqr_bad_radius "ilqr: --radius must be > 0"    -- ilqr --radius -0.1 --out ilqr.json
+expect ilqr_bad_radius "ilqr: --radius must be a finite number > 0"    -- ilqr --radius -0.1 --out ilqr.json
+expect ilqr_infinite_radius "ilqr: --radius must be a finite number > 0 \(got inf\)" -- ilqr --radius inf --out ilqr.json
 expect ilqr_radius_out_of_reach "ilqr: --radius 1: .*out of reach" -- ilqr --radius 1 --out ilqr.json
 expect ilqr_bad_alpha "ilqr: --alpha must be >= 0"     -- ilqr --alpha nan --out ilqr.json
 expect ilqr_unwritable_out "cannot create"             -- ilqr --reaches 2 --steps 3 --out good.txt/ilqr.json
@@ -123,6 +124,8 @@ expect unknown_before_required "train: unknown option '--bogus'" -- train --bogu
 expect task_set_named "--task-set: expected key=value, got 'T'" -- eval --run tiny --task-set T
 expect batch_fraction "'batch' must be a whole number \(got 1.5\)" -- train --task addition --set batch=1.5 --out run1
 expect empty_run "--run: an empty path" -- eval --run ''
+expect params_task_model "params: model 'rtrbm' is built for its task" -- params --model rtrbm
+expect bench_ctc_model "bench --ctc stacks --depth layers, and model 'lstm' has no layers option" -- bench --model lstm --ctc --hidden 4 --batch 2 --steps 2 --reps 1
 # output that cannot be written is an error, not exit 0 with nothing printed
 if [ -w /dev/full ]; then
   "$TG" eval --run tiny -n 3 >/dev/full 2>full.txt
