@@ -114,9 +114,10 @@ std::pair<double, double> Schedule::range() const {
     }
     case Kind::icml2013:
       return {std::min(0.5, value_), value_};  // k = 1 gives 1 - 1/2
-    case Kind::final_phase: {
+    case Kind::final_phase: {  // the base's whole range on either side of `from`: a bound, exact when constant
       auto [lo, hi] = base_->range();
       const double a = fixed_ ? value_ : lo * scale_, b = fixed_ ? value_ : hi * scale_;
+      if (from_ == 0) return {std::min(a, b), std::max(a, b)};  // the base is never used
       return {std::min({lo, a, b}), std::max({hi, a, b})};
     }
     case Kind::linear:

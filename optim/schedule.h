@@ -41,7 +41,8 @@ class Schedule {
   static Schedule from_json(const nlohmann::json& j);  // throws tg::Error naming the bad key / value
 
   double at(int64_t t) const;
-  // The least and the greatest value over every t >= 0.
+  // The least and the greatest value over every t >= 0; for final_phase, bounds that take the base's whole
+  // range before and after `from`, so they may be wider than the values reached.
   std::pair<double, double> range() const;
   nlohmann::json to_json() const;
   bool is_constant_zero() const { return kind_ == Kind::constant && value_ == 0; }

@@ -39,12 +39,25 @@ struct TrainArgs {
   bool resume = false, quiet = false;
 };
 
+// The options of `file` over those of `run`, as --set would put them: an option inside model_options,
+// optimizer_options etc. is replaced whole (a schedule object is never merged with the stored expanded
+// one), and null is a value, not a deletion.
+void overlay_options(nlohmann::json& run, const nlohmann::json& file) {
+  for (const auto& [key, value] : file.items()) {
+    if (value.is_object() && run.contains(key) && run[key].is_object())
+      for (const auto& [option, v] : value.items()) run[key][option] = v;
+    else
+      run[key] = value;
+  }
+}
+
 RunConfig resolve_train_config(const TrainArgs& a) {
   nlohmann::json j = nlohmann::json::object();
   if (a.resume) {
     // config.json is a readable copy of the checkpoint's config: a lost one does not end the run
     const std::string copy = a.out + "/config.json", ckpt = a.out + "/checkpoint.npz";
-    if (!std::filesystem::exists(copy) && std::filesystem::exists(ckpt)) {
+    if (!std::filesystem::exists(ckpt)) throw Error(fmt::format("--resume: no checkpoint at {} (nothing to continue)", ckpt));
+    if (!std::filesystem::exists(copy)) {
       std::fprintf(stderr, "train: %s is missing; resuming with the config stored in %s\n", copy.c_str(), ckpt.c_str());
       j = read_checkpoint_config(ckpt);
     } else {
@@ -56,7 +69,7 @@ RunConfig resolve_train_config(const TrainArgs& a) {
     nlohmann::json file = read_json_file(a.config);
     if (!file.is_object()) throw Error(fmt::format("config file '{}' must hold a JSON object of options", a.config));
     // on --resume, over the run's own options ({"steps": 5} changes the steps); else over the defaults
-    if (a.resume) j.merge_patch(file);
+    if (a.resume) overlay_options(j, file);
     else j = std::move(file);
   }
   if (!a.model.empty()) j["model"] = a.model;

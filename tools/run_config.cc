@@ -68,7 +68,8 @@ void take(const nlohmann::json& j, const char* key, T& out, const std::string& w
         x = static_cast<T>(d);
     }
     if (!x && v.is_number() && (v.is_number_integer() || v.get<double>() == std::floor(v.get<double>())))
-      throw Error(fmt::format("{}: '{}' is out of range (got {}; at most {})", where, key, v.dump(), limits::max()));
+      throw Error(fmt::format("{}: '{}' is out of range (got {}; the limits are [{}, {}])", where, key, v.dump(),
+                              limits::min(), limits::max()));
     if (!x) throw Error(fmt::format("{}: '{}' must be a whole number (got {})", where, key, v.dump()));
     out = *x;
     return;

@@ -14,18 +14,28 @@
 #include "tools/commands.h"
 
 namespace {
-// The first argument after the subcommand that looks like an option (-x, --name, --name=value; not a
-// negative number) and that the subcommand does not have.
+// The first argument after the subcommand that is an option the subcommand does not have: --name,
+// --name=value or -x (-n5: -n with its value attached). The value that follows an option taking one is
+// skipped, whatever it starts with (-o -x.png, --prompt -foo); so are negative numbers.
 std::optional<std::string> first_unknown_option(CLI::App& app, int argc, char** argv) {
   const std::vector<CLI::App*> parsed = app.get_subcommands();  // the one being parsed when the error came
   if (parsed.empty()) return std::nullopt;
   CLI::App* sub = parsed.front();
+  bool value_next = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.size() < 2 || arg[0] != '-' || std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.') continue;
+    if (value_next) {
+      value_next = false;
+      continue;
+    }
     if (arg == "--") break;
-    const std::string name = arg.substr(0, arg.find('='));
-    if (!sub->get_option_no_throw(name)) return name;
+    if (arg.size() < 2 || arg[0] != '-' || std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.') continue;
+    const bool long_name = arg[1] == '-';
+    const std::string name = long_name ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
+    const CLI::Option* opt = sub->get_option_no_throw(name);
+    if (!opt) return name;
+    const bool attached = long_name ? arg.find('=') != std::string::npos : arg.size() > 2;
+    value_next = !attached && opt->get_items_expected_min() > 0;
   }
   return std::nullopt;
 }
@@ -106,7 +116,7 @@ int main(int argc, char** argv) {
       if (!sub->parsed()) continue;
       const int code = run();
       errno = 0;
-      // printf's output is buffered: a full disk or a closed pipe shows only here (`eval > /dev/full` exited 0)
+      // printf's output is buffered: a full disk shows only here (`eval > /dev/full` exited 0)
       if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
         std::fprintf(stderr, "tapegrad: error: cannot write to standard output: %s\n",
                      errno ? std::strerror(errno) : "write error");

@@ -694,7 +694,7 @@ int Trainer::run() {
   }
   // A text run's vocabulary, which eval --data and sample read (runs of older builds get it on resume).
   if (const auto* text = dynamic_cast<const tasks::text::TextTask*>(run_.train.get());
-      text && lead_ && !fs::exists(dir_ + "/vocab.json"))
+      text && lead_ && (!opt_.resume || !fs::exists(dir_ + "/vocab.json")))  // a new run's, never a leftover
     text->corpus().vocab().save(dir_ + "/vocab.json");
   if (!opt_.resume) checkpoint(0);
   else if (cfg_.nan_rule) last_saved_ = {theta_.clone(), optimizer_->state(), start_};

@@ -399,6 +399,7 @@ TEST(Schedule, RangeCoversEveryValue) {
   EXPECT_EQ(Schedule::linear(0.01, 0.0, 100).range(), Range(0.0, 0.01));
   EXPECT_EQ(Schedule::final_phase(Schedule(0.9), 50, 0.1).range(), Range(0.9 * 0.1, 0.9));
   EXPECT_EQ(Schedule::final_phase(Schedule(0.9), 50, 1.0, 0.99).range(), Range(0.9, 0.99));
+  EXPECT_EQ(Schedule::final_phase(Schedule(1.2), 0, 1.0, 0.9).range(), Range(0.9, 0.9));  // from 0: no base
 }
 
 TEST(Schedule, Icml2013MatchesTheFormula) {

@@ -31,6 +31,16 @@ expect other_hf_option "optimizer_options.max_cg: 300 in the run, 7 here" --set 
 echo '{"steps": 4}' > "$work/steps.json"
 "$TG" train --out "$work/run" --resume --config "$work/steps.json" --quiet > /dev/null 2> "$work/err" \
   || { echo "FAIL: --config {\"steps\": 4} on --resume: $(cat "$work/err")"; fail=1; }
+# ... a schedule given as a preset there replaces the stored expanded one whole (merged, it was refused)
+cat > "$work/nag.json" <<'EOF'
+{"model": "rnn", "task": "addition", "optimizer": "nag", "model_options": {"hidden": 4}, "task_options": {"T": 10},
+ "optimizer_options": {"lr": {"kind": "preset", "name": "sutskever_add", "of": "lr"},
+                       "momentum": {"kind": "preset", "name": "sutskever_add", "of": "momentum"}},
+ "batch": 4, "eval_batch": 4, "steps": 2}
+EOF
+"$TG" train --config "$work/nag.json" --out "$work/nag" --quiet > /dev/null
+"$TG" train --config "$work/nag.json" --out "$work/nag" --resume --steps 3 --quiet > /dev/null 2> "$work/err" \
+  || { echo "FAIL: a config with preset schedules did not resume: $(cat "$work/err")"; fail=1; }
 echo '{"optimizer": "adam"}' > "$work/adam.json"
 expect config_other_optimizer "option 'optimizer' is \"adam\" here but \"hf\" in the run" --config "$work/adam.json"
 rm "$work/run/config.json"
@@ -50,6 +60,15 @@ RUN=$work/text_run expect text_changed "the train part's text differs" --steps 3
 sed -i '3s/haeven/HEAVEN/' "$text"
 RUN=$work/text_run expect text_new_symbols "has the text file changed since the run began" --steps 3
 cp "$work/text.orig" "$text"
+# a new run over a killed run's leftovers writes its own vocabulary (a stale vocab.json stayed)
+mkdir "$work/leftover" && cp "$work/text_run/"{config.json,metrics.jsonl,vocab.json} "$work/leftover/"
+echo "Other words, other letters: xyz XYZ qwv." > "$work/other.txt"
+for _ in $(seq 6); do cat "$work/other.txt"; done > "$work/other6.txt"
+"$TG" train --model lstm --task text --data "$work/other6.txt" --optimizer adam --steps 1 --set model_options.hidden=8 \
+  --set task_options.T=10 --set batch=4 --set eval_batch=4 --quiet --out "$work/leftover" > /dev/null 2> "$work/err"
+if cmp -s "$work/leftover/vocab.json" "$work/text_run/vocab.json"; then
+  echo "FAIL: the new run kept the leftover vocab.json $(cat "$work/err")"; fail=1
+fi
 "$TG" train --out "$work/text_run" --resume --steps 3 --quiet > /dev/null 2> "$work/err" \
   || { echo "FAIL: the text run did not resume on its own text: $(cat "$work/err")"; fail=1; }
 exit $fail
