@@ -23,6 +23,7 @@
 #include "tools/commands.h"
 #include "tools/config_diff.h"
 #include "tools/loaded_run.h"
+#include "tools/run_limits.h"
 #include "tools/trainer.h"
 
 namespace tg::cli {
@@ -246,7 +247,8 @@ Run add_eval(CLI::App& app) {
   app.add_option("--seed", *seed, "seed of the fresh test sequences (the same as tasks --dump --seed)")
       ->check(unsigned_in(0, UINT64_MAX));
   CLI::Option* n_option = app.add_option("-n", *count, "number of test sequences (at most, for fixed data; images: "
-                                                      "all unless given)")->check(integer_in(1, INT64_MAX));
+                                                      "all unless given)")
+                              ->check(integer_in(1, kMaxFreshEvalSequences));  // as train's eval_batch (-n 1e11 ran with no end in sight)
   return [=] {
     if (!data->empty() && !task->empty())
       throw Error(fmt::format("eval: give --data (fixed sequences) or --task (fresh ones), not both (--task {} would "

@@ -126,6 +126,7 @@ expect batch_fraction "'batch' must be a whole number \(got 1.5\)" -- train --ta
 expect empty_run "--run: an empty path" -- eval --run ''
 expect params_task_model "params: model 'rtrbm' is built for its task" -- params --model rtrbm
 expect bench_ctc_model "bench --ctc stacks --depth layers, and model 'lstm' has no layers option" -- bench --model lstm --ctc --hidden 4 --batch 2 --steps 2 --reps 1
+expect eval_too_many "-n: 99999999999 is outside \[1, 10000000\]" -- eval --run tiny -n 99999999999
 # output that cannot be written is an error, not exit 0 with nothing printed
 if [ -w /dev/full ]; then
   "$TG" eval --run tiny -n 3 >/dev/full 2>full.txt
