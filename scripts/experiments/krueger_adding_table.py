@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The adding-task comparison of scripts/experiments/krueger_adding.sh (after EVAL=1) beside the thesis (seed 004
-§5.4.3): per β, how many runs beat the short-sighted baseline (test MSE < 1/12), how many did no better than the
+§5.4.3): per β, how many runs beat the short-sighted baseline (test MSE < 1/12; in parentheses, those whose
+whole 95% interval is below it), how many did no better than the
 constant predictor (the 95% interval of the test MSE reaches 1/6), the mean test MSE, and every run's test MSE
 with its 95% interval, iterations, CPU seconds and when validation first went below 1/12 (the plateau's end).
 Usage: /usr/bin/python3 scripts/experiments/krueger_adding_table.py [ROOT]   (ROOT default runs/krueger_adding_nanrule,
@@ -44,14 +45,16 @@ for name in sorted(names):
     T, rule = run_T, run_rule
 
 print(f"T = {T}, NaN rule {'on' if rule else 'off'}\n" if T else "no runs under " + ROOT)
-print("| β | scored runs | test MSE < 1/12 | interval reaches 1/6 (a constant does as well) | mean test MSE | thesis |")
+print("| β | scored runs | test MSE < 1/12 (whole 95% interval below) | interval reaches 1/6 (a constant does as well) | mean test MSE | thesis |")
 print("|---|---|---|---|---|---|")
 for beta, rs in sorted(runs.items()):
     scored = [r[1][0] for r in rs if r[1]]
     below = sum(m < 1 / 12 for m in scored)
+    # a point estimate just under 1/12 is not a model that beats the baseline (β = 1 seed 5: 0.0829 [0.0806, 0.0851])
+    surely = sum(r[1][2] < 1 / 12 for r in rs if r[1])
     const = sum(r[1][2] >= 1 / 6 for r in rs if r[1])
     mean = f"{sum(scored) / len(scored):.4f}" if scored else "-"
-    print(f"| {beta:g} | {len(scored)} | {below} | {const} | {mean} | {THESIS.get(int(beta), '') if T == 400 else '(the thesis: T = 400 only)'} |")
+    print(f"| {beta:g} | {len(scored)} | {below} ({surely}) | {const} | {mean} | {THESIS.get(int(beta), '') if T == 400 else '(the thesis: T = 400 only)'} |")
 print("\n| β | seed | test MSE [95%] (10,000 fresh sequences) | iterations | CPU s | validation first below 1/12 |")
 print("|---|---|---|---|---|---|")
 for beta, rs in sorted(runs.items()):
