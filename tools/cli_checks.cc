@@ -67,6 +67,11 @@ CLI::Validator real(double lo, double hi, bool open_low, std::string description
       },
       std::move(description));
 }
+// Text that is not empty: "an empty WHAT" otherwise.
+CLI::Validator not_empty(std::string what, std::string description) {
+  return CLI::Validator(
+      [what](std::string& text) { return text.empty() ? "an empty " + what : std::string(); }, std::move(description));
+}
 }  // namespace
 
 CLI::Validator integer_in(int64_t lo, int64_t hi) { return whole_in(lo, hi, "an integer"); }
@@ -76,14 +81,8 @@ CLI::Validator number_in(double lo, double hi) {
 }
 CLI::Validator positive_number() { return real(0.0, std::numeric_limits<double>::max(), true, "FLOAT > 0"); }
 CLI::Validator non_negative_number() { return real(0.0, std::numeric_limits<double>::max(), false, "FLOAT >= 0"); }
-CLI::Validator non_empty_name() {
-  return CLI::Validator([](std::string& text) { return text.empty() ? std::string("an empty name") : std::string(); },
-                        "NAME");
-}
-CLI::Validator non_empty_path() {
-  return CLI::Validator([](std::string& text) { return text.empty() ? std::string("an empty path") : std::string(); },
-                        "PATH");
-}
+CLI::Validator non_empty_name() { return not_empty("name", "NAME"); }
+CLI::Validator non_empty_path() { return not_empty("path", "PATH"); }
 CLI::Validator png_path() {
   return CLI::Validator(
       [](std::string& text) {

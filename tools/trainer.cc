@@ -45,6 +45,9 @@ double process_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+// The temporary file of an atomic write (PATH.tmp.XXXXXX), which a SIGKILL can leave behind.
+bool is_atomic_write_temporary(const std::string& file_name) { return file_name.find(".tmp.") != std::string::npos; }
+
 double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
@@ -196,7 +199,7 @@ class Trainer {
   const TrainOptions opt_;
   optim::Communicator& comm_;
   const bool lead_;
-  const std::string dir_, cfg_path_, ckpt_path_, metrics_path_, best_path_;
+  const std::string dir_, cfg_path_, ckpt_path_, metrics_path_, best_path_, vocab_path_;
   RunSetup run_;
   RunConfig& cfg_;
   std::optional<optim::DistributedObjective> distributed_;
@@ -304,6 +307,7 @@ Trainer::Trainer(RunConfig requested, const TrainOptions& opt, optim::Communicat
       ckpt_path_(dir_ + "/checkpoint.npz"),
       metrics_path_(dir_ + "/metrics.jsonl"),
       best_path_(dir_ + "/best.npz"),
+      vocab_path_(dir_ + "/vocab.json"),
       run_(make_checked_run(std::move(requested), opt)),
       cfg_(run_.cfg),
       rng_(cfg_.seed * 0x2545F4914F6CDD1DULL + 1),
@@ -369,11 +373,11 @@ void Trainer::refuse_foreign_files() const {
   for (const auto& entry : fs::directory_iterator(dir_, ec)) {
     const std::string name = entry.path().filename().string();
     const bool run_file = name == ".lock" || name == "config.json" || name == "metrics.jsonl" || name == "vocab.json" ||
-                          name.find(".tmp.") != std::string::npos;
+                          is_atomic_write_temporary(name);
     if (!run_file) refuse(fmt::format("'{}' is not a file of a run", name));
   }
   if (!fs::exists(cfg_path_)) {
-    if (fs::exists(metrics_path_) || fs::exists(dir_ + "/vocab.json")) refuse("run files without a config.json");
+    if (fs::exists(metrics_path_) || fs::exists(vocab_path_)) refuse("run files without a config.json");
     return;
   }
   std::ifstream in(cfg_path_);
@@ -414,12 +418,12 @@ void Trainer::continue_from_checkpoint() {
   }
 }
 
-// A SIGKILL during an atomic write leaves its uniquely named temporary file (PATH.tmp.XXXXXX); the run
-// lock is held, so no writer of this run owns one now.
+// A SIGKILL during an atomic write leaves its uniquely named temporary file; the run lock is held, so no
+// writer of this run owns one now.
 void Trainer::remove_stale_temporaries() {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir_, ec))
-    if (entry.path().filename().string().find(".tmp.") != std::string::npos && entry.is_regular_file(ec))
+    if (is_atomic_write_temporary(entry.path().filename().string()) && entry.is_regular_file(ec))
       fs::remove(entry.path(), ec);
 }
 
@@ -694,8 +698,8 @@ int Trainer::run() {
   }
   // A text run's vocabulary, which eval --data and sample read (runs of older builds get it on resume).
   if (const auto* text = dynamic_cast<const tasks::text::TextTask*>(run_.train.get());
-      text && lead_ && (!opt_.resume || !fs::exists(dir_ + "/vocab.json")))  // a new run's, never a leftover
-    text->corpus().vocab().save(dir_ + "/vocab.json");
+      text && lead_ && (!opt_.resume || !fs::exists(vocab_path_)))  // a new run's, never a leftover
+    text->corpus().vocab().save(vocab_path_);
   if (!opt_.resume) checkpoint(0);
   else if (cfg_.nan_rule) last_saved_ = {theta_.clone(), optimizer_->state(), start_};
 
