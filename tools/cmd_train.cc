@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "core/error.h"
@@ -32,7 +33,7 @@ namespace {
 struct TrainArgs {
   std::string config, model, task, data, optimizer, out;
   std::vector<std::string> sets;
-  uint64_t seed = 0;
+  std::optional<uint64_t> seed;  // 0 is a seed like any other, as in --set seed=0
   int64_t steps = -1;
   double max_seconds = -1;
   double cpu_budget = -1;
@@ -91,7 +92,7 @@ RunConfig resolve_train_config(const TrainArgs& a) {
     j["task_options"][corpus ? "dir" : "file"] = a.data;
   }
   if (!a.optimizer.empty()) j["optimizer"] = a.optimizer;
-  if (a.seed) j["seed"] = a.seed;
+  if (a.seed) j["seed"] = *a.seed;
   if (a.steps >= 0) j["steps"] = a.steps;
   if (a.max_seconds >= 0) j["max_seconds"] = a.max_seconds;
   if (a.cpu_budget >= 0) j["cpu_budget"] = a.cpu_budget;
@@ -207,7 +208,7 @@ Run add_train(CLI::App& app) {
   app.add_option("--task", a->task, "task (tapegrad tasks)")->check(non_empty_name());
   app.add_option("--data", a->data, "a UTF-8 text file (task 'text'), an IDX file of images (task 'images') or a speech corpus directory (tasks 'phonemes', 'speech_frames')");
   app.add_option("--optimizer", a->optimizer, "optimizer: hf, sgd, momentum, nag, rmsprop, adam, lbfgs")->check(non_empty_name());
-  app.add_option("--seed", a->seed, "random seed (initialisation and data)")->check(unsigned_in(1, UINT64_MAX));
+  app.add_option("--seed", a->seed, "random seed (initialisation and data)")->check(unsigned_in(0, UINT64_MAX));
   app.add_option("--steps", a->steps, "optimizer iterations")->check(integer_in(0, INT64_MAX));
   app.add_option("--max-seconds", a->max_seconds, "stop with a checkpoint after this much time")
       ->check(number_in(0.0, 1e12));

@@ -127,6 +127,14 @@ expect empty_run "--run: an empty path" -- eval --run ''
 expect params_task_model "params: model 'rtrbm' is built for its task" -- params --model rtrbm
 expect bench_ctc_model "bench --ctc stacks --depth layers, and model 'lstm' has no layers option" -- bench --model lstm --ctc --hidden 4 --batch 2 --steps 2 --reps 1
 expect eval_too_many "-n: 99999999999 is outside \[1, 10000000\]" -- eval --run tiny -n 99999999999
+# a model too large for the machine is refused before its parameters are allocated (it took minutes and 20 GB)
+EXPECT_SECONDS=20 expect params_too_large "'rnn/W_hx' of shape \[50,100000000\].*more than a quarter of this machine's" -- params --model rnn --set hidden=100000000
+EXPECT_SECONDS=20 expect train_too_large "more than a quarter of this machine's" -- train --task addition --set model_options.hidden=100000000 --out run1
+# --seed 0 is a seed like any other, as --set seed=0 always was
+if "$TG" train --task addition --seed 0 --steps 1 --quiet --out seed0 >/dev/null 2>seed0.txt &&
+  grep -q '"seed": 0,' seed0/config.json; then echo "ok   seed_zero: --seed 0 trains with seed 0"
+else echo "FAIL seed_zero: $(cat seed0.txt)"; failures=$((failures + 1)); fi
+rm -rf seed0 seed0.txt
 # output that cannot be written is an error, not exit 0 with nothing printed
 if [ -w /dev/full ]; then
   "$TG" eval --run tiny -n 3 >/dev/full 2>full.txt
