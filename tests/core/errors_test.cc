@@ -60,6 +60,17 @@ TEST(Errors, ShapeSizeOverflowIsAnError) {
   EXPECT_EQ((Shape{0, int64_t{1} << 62, 4}.size()), 0);
 }
 
+TEST(Errors, ParametersLargerThanTheMachineAreRefusedBeforeAllocation) {
+  // 2^20 x 2^20 floats are 4 TB: refused by name and shape, and the set is left as it was.
+  ParamSet ps;
+  ps.add("small", Shape{3, 4});
+  const std::string msg = error_of([&] { ps.add("rnn/W_hh", Shape{int64_t{1} << 20, int64_t{1} << 20}); });
+  EXPECT_NE(msg.find("'rnn/W_hh' of shape [1048576,1048576]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("more than a quarter of this machine's"), std::string::npos) << msg;
+  EXPECT_EQ(ps.count(), 1);
+  EXPECT_EQ(ps.numel(), 12);
+}
+
 TEST(Errors, CheckFiniteNamesTheFirstNonFiniteNode) {
   Graph g(GraphOptions{.check_finite = true});
   Var x = g.input(Tensor::from({2}, std::vector<double>{1.0, -1.0}, DType::f64));
