@@ -4,32 +4,11 @@
 #include <cstring>
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "core/error.h"
+#include "core/memory_budget.h"
 
 namespace tg {
-
-namespace {
-// The machine's physical memory in bytes (0 when unknown).
-double physical_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page_size > 0 ? static_cast<double>(pages) * static_cast<double>(page_size) : 0.0;
-}
-
-// Training holds at least four vectors the size of the parameters (the parameters, their gradient, and
-// the optimizer's state or the CG vectors), so a model whose parameters take more than a quarter of the
-// machine's memory cannot train here: say so before allocating, where the allocation would swap or take
-// minutes (an `rnn` with hidden=1e8 asks for 20 GB for its input matrix alone).
-void check_fits_in_memory(const std::string& name, const Shape& shape, int64_t numel, DType dt) {
-  const double bytes = static_cast<double>(numel) * static_cast<double>(dtype_size(dt)), memory = physical_memory_bytes();
-  if (memory > 0 && 4 * bytes > memory)
-    throw Error(fmt::format("parameters: '{}' of shape {} brings the model to {} parameters ({:.1f} GB), more than a "
-                            "quarter of this machine's {:.1f} GB of memory (training holds four such vectors); use "
-                            "smaller sizes",
-                            name, shape.str(), numel, bytes / 1e9, memory / 1e9));
-}
-}  // namespace
 
 ParamVec::ParamVec(std::shared_ptr<const ParamLayout> layout, DType dt)
     : layout_(std::move(layout)), flat_(Tensor::zeros(Shape{layout_->numel}, dt)) {}
@@ -134,10 +113,15 @@ ParamVec& ParamVec::fill(double v) {
 
 ParamId ParamSet::add(const std::string& name, const Shape& shape, const Init& init, Rng* rng) {
   if (find(name)) throw Error(fmt::format("ParamSet: parameter '{}' already exists", name));
-  check_fits_in_memory(name, shape, layout_->numel + shape.size(), dtype_);
+  int64_t total = 0;
+  if (__builtin_add_overflow(layout_->numel, shape.size(), &total)) total = -1;  // memory_shortfall: never fits
+  if (const std::string need = memory_shortfall(total, dtype_); !need.empty())
+    throw Error(fmt::format("parameters: '{}' of shape {} brings the model to {} (training holds {} such "
+                            "vectors); use smaller sizes",
+                            name, shape.str(), need, kModelMemoryShare));
   auto layout = std::make_shared<ParamLayout>(*layout_);
   layout->entries.push_back({name, shape, layout->numel});
-  layout->numel += shape.size();
+  layout->numel = total;
   ParamVec grown(layout, dtype_);
   std::memcpy(grown.flat().raw(), values_.flat().raw(), static_cast<size_t>(values_.size()) * dtype_size(dtype_));
   layout_ = layout;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/memory_budget.h"
 #include "models/cell_model.h"
 #include "models/init.h"
 #include "models/more_models.h"
@@ -41,6 +42,11 @@ class Esn final : public Model {
     if (!(res_.alpha >= 0 && res_.alpha < 1)) o.fail("option 'alpha' must lie in [0, 1)");
     const double rho = o.number("spectral_radius"), is = o.number("input_scale"), bs = o.number("bias_scale");
     if (!(rho > 0)) o.fail("option 'spectral_radius' must be positive");
+    // the reservoir is not a parameter (ParamSet::add checks those): its [H, H] matrix is checked here
+    int64_t reservoir_values = 0;
+    if (__builtin_mul_overflow(H_, H_, &reservoir_values)) reservoir_values = -1;
+    if (const std::string need = memory_shortfall(reservoir_values, DType::f64); !need.empty())
+      o.fail(fmt::format("option 'reservoir' ({}) makes a [{},{}] reservoir of {}; use a smaller reservoir", H_, H_, H_, need));
     res_.W_in = Tensor::empty({in_, H_}, DType::f64);
     init::uniform(-is, is)(res_.W_in, rng);
     res_.W = Tensor::empty({H_, H_}, DType::f64);

@@ -1,6 +1,7 @@
 // Errors name the op, the shapes and the user's file:line; check_finite names the first bad node.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "core/error.h"
@@ -68,6 +69,10 @@ TEST(Errors, ParametersLargerThanTheMachineAreRefusedBeforeAllocation) {
   EXPECT_NE(msg.find("'rnn/W_hh' of shape [1048576,1048576]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("more than a quarter of this machine's"), std::string::npos) << msg;
   EXPECT_EQ(ps.count(), 1);
+  EXPECT_EQ(ps.numel(), 12);
+  // a size whose sum with the 12 before passes int64 is refused too, not wrapped to a negative count
+  EXPECT_NE(error_of([&] { ps.add("b", Shape{std::numeric_limits<int64_t>::max()}); }).find("more values than int64"),
+            std::string::npos);
   EXPECT_EQ(ps.numel(), 12);
 }
 

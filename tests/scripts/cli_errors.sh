@@ -128,8 +128,10 @@ expect params_task_model "params: model 'rtrbm' is built for its task" -- params
 expect bench_ctc_model "bench --ctc stacks --depth layers, and model 'lstm' has no layers option" -- bench --model lstm --ctc --hidden 4 --batch 2 --steps 2 --reps 1
 expect eval_too_many "-n: 99999999999 is outside \[1, 10000000\]" -- eval --run tiny -n 99999999999
 # a model too large for the machine is refused before its parameters are allocated (it took minutes and 20 GB)
-EXPECT_SECONDS=20 expect params_too_large "'rnn/W_hx' of shape \[50,100000000\].*more than a quarter of this machine's" -- params --model rnn --set hidden=100000000
-EXPECT_SECONDS=20 expect train_too_large "more than a quarter of this machine's" -- train --task addition --set model_options.hidden=100000000 --out run1
+# (sizes no machine holds: W_hx alone is 200 TB, the reservoir 8 TB)
+EXPECT_SECONDS=20 expect params_too_large "'rnn/W_hx' of shape \[50,1000000000000\].*more than a quarter of this machine's" -- params --model rnn --set hidden=1000000000000
+EXPECT_SECONDS=20 expect train_too_large "more than a quarter of this machine's" -- train --task addition --set model_options.hidden=1000000000000 --out run1
+EXPECT_SECONDS=20 expect esn_reservoir_too_large "option 'reservoir' \(1000000\) makes a \[1000000,1000000\] reservoir of .*more than a quarter" -- params --model esn --set reservoir=1000000
 # --seed 0 is a seed like any other, as --set seed=0 always was
 if "$TG" train --task addition --seed 0 --steps 1 --quiet --out seed0 >/dev/null 2>seed0.txt &&
   grep -q '"seed": 0,' seed0/config.json; then echo "ok   seed_zero: --seed 0 trains with seed 0"
