@@ -208,7 +208,7 @@ Run add_train(CLI::App& app) {
   app.add_option("--task", a->task, "task (tapegrad tasks)")->check(non_empty_name());
   app.add_option("--data", a->data, "a UTF-8 text file (task 'text'), an IDX file of images (task 'images') or a speech corpus directory (tasks 'phonemes', 'speech_frames')");
   app.add_option("--optimizer", a->optimizer, "optimizer: hf, sgd, momentum, nag, rmsprop, adam, lbfgs")->check(non_empty_name());
-  app.add_option("--seed", a->seed, "random seed (initialisation and data)")->check(unsigned_in(0, UINT64_MAX));
+  app.add_option("--seed", a->seed, "random seed (initialisation and data; default 1, or the config's)")->check(unsigned_in(0, UINT64_MAX));
   app.add_option("--steps", a->steps, "optimizer iterations")->check(integer_in(0, INT64_MAX));
   app.add_option("--max-seconds", a->max_seconds, "stop with a checkpoint after this much time")
       ->check(number_in(0.0, 1e12));
