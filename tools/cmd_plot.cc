@@ -26,6 +26,10 @@ Run add_plot(CLI::App& app) {
       ->delimiter(',')
       ->excludes(all);
   app.add_option("--metric", *y_key, "compare the runs' metric, e.g. valid_error (with several --run)");
+  auto hlines = std::make_shared<std::vector<std::string>>();
+  app.add_option("--hline", *hlines,
+                 "with --metric: a dashed reference line at Y, named LABEL in the key (Y or Y=LABEL; repeat for more), "
+                 "e.g. --hline '0.0833=1/12, short-sighted baseline'");
   auto log_y = std::make_shared<bool>(false);
   app.add_flag("--log-y", *log_y, "with --metric: a log scale on y (by default when the values span two decades)");
   auto trajectories = std::make_shared<bool>(false);
@@ -37,7 +41,11 @@ Run add_plot(CLI::App& app) {
       ->check(integer_in(1, 10000));
   app.add_option("--x", what->x,
                  "x axis: seconds (wall-clock time, the default), cpu_seconds, iteration, or another metric");
-  return [run_dirs, output, y_key, what, trajectories, reaches, log_y] {
+  return [run_dirs, output, y_key, what, trajectories, reaches, log_y, hlines] {
+    std::vector<ReferenceLine> references;
+    for (const std::string& h : *hlines) references.push_back(parse_reference_line(h));
+    if (!references.empty() && (y_key->empty() || *trajectories))
+      throw Error("plot: --hline draws on a comparison of runs; give --metric (e.g. --metric valid_error)");
     if (*trajectories) {
       if (run_dirs->size() != 1) throw Error("plot --trajectories draws one run: give one --run");
       fmt::print("{}\n", plot_trajectories(run_dirs->front(), *output, *reaches));
@@ -49,7 +57,7 @@ Run add_plot(CLI::App& app) {
     }
     if (y_key->empty()) throw Error("plot: several --run need --metric (e.g. --metric valid_error)");
     if (what->all || !what->metrics.empty()) throw Error("plot: --all and --metrics draw one run; compare runs with --metric");
-    fmt::print("{}\n", plot_compare(*run_dirs, *y_key, what->x, *output, *log_y));
+    fmt::print("{}\n", plot_compare(*run_dirs, *y_key, what->x, *output, *log_y, references));
     return 0;
   };
 }

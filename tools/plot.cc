@@ -613,8 +613,21 @@ std::string plot_run(const std::string& run_dir, const std::string& out_png, con
   });
 }
 
+ReferenceLine parse_reference_line(const std::string& text) {
+  const size_t eq = text.find('=');
+  const std::string number = text.substr(0, eq);
+  ReferenceLine r;
+  char* end = nullptr;
+  errno = 0;
+  r.y = number.empty() ? NAN : std::strtod(number.c_str(), &end);
+  if (number.empty() || end != number.c_str() + number.size() || errno == ERANGE || !std::isfinite(r.y))
+    throw Error(fmt::format("--hline: '{}' is not Y or Y=LABEL with Y a finite number", text));
+  r.label = eq == std::string::npos ? fmt::format("y = {}", number) : text.substr(eq + 1);
+  return r;
+}
+
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
-                         const std::string& out_png, bool log_y) {
+                         const std::string& out_png, bool log_y, const std::vector<ReferenceLine>& references) {
   if (run_dirs.empty()) throw Error("plot: no runs to compare");
   if (out_png.empty()) throw Error("plot: comparing runs needs an output file (-o FILE.png)");
   std::vector<Line> lines;  // one per run
@@ -651,6 +664,10 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
   if (data_part(y_key) == "validation" && measures.size() == 1) title = "validation " + ylabel;
   plan.title = title;
   plan.panels.push_back(Panel{base_name(y_key), "", ylabel, std::move(lines)});
+  const bool log_axis = log_y || log_scale(plan.panels[0]);
+  for (const ReferenceLine& r : references)
+    if (log_axis && !(r.y > 0))
+      throw Error(fmt::format("--hline {}: the y axis is logarithmic here, so a reference line needs y > 0", r.y));
   std::string data;
   for (size_t r = 0; r < plan.panels[0].lines.size(); ++r) {
     const Line& l = plan.panels[0].lines[r];
@@ -669,7 +686,7 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
     s += fmt::format("set grid\nset key {}\nset title {}\nset xlabel {}\nset ylabel {}\n",
                      many ? "outside right top" : "top right opaque", gp_quote(plan.title), gp_quote(plan.xlabel),
                      gp_quote(ylabel));
-    if (log_y || log_scale(plan.panels[0])) s += "set logscale y\n";
+    if (log_axis) s += "set logscale y\n";
     s += "plot ";
     constexpr int kMarkers[] = {7, 5, 9, 11};  // circle, square, triangle, diamond (filled)
     for (size_t r = 0; r < ls.size(); ++r) {
@@ -678,6 +695,8 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
       s += fmt::format("{}{} index {} using 1:2 with {} lw 1.5 lc {} dt {} title {}", r ? ", " : "", gp_quote(data_file), r,
                        style, r % 8 + 1, cycle % 5 + 1, gp_quote(ls[r].label));
     }
+    for (const ReferenceLine& r : references)  // a constant function: gnuplot spans it over the x range
+      s += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb 'gray35' title {}", r.y, gp_quote(r.label));
     s += "\nset output\n";
     return s;
   });

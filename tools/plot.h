@@ -42,12 +42,23 @@ struct PlotSelection {
 // without it, the run alone). Throws tg::Error on bad input, when gnuplot is missing or when it fails.
 std::string plot_run(const std::string& run_dir, const std::string& out_png = "", const PlotSelection& what = {});
 
+// A horizontal reference line on a comparison: a baseline or success threshold (e.g. 1/12 on the adding
+// task), drawn dashed in grey and named in the key.
+struct ReferenceLine {
+  double y = 0;
+  std::string label;
+};
+// "Y" or "Y=LABEL" (--hline): Y a finite number; the label defaults to "y = Y". Throws tg::Error otherwise.
+ReferenceLine parse_reference_line(const std::string& text);
+
 // One panel comparing runs: y_key (e.g. "valid_error", labelled by the runs' task measure) against x_key
-// (as PlotSelection::x; empty: wall-clock time), one line per run named by its directory.
-// Throws tg::Error naming the file when a run lacks either key.
+// (as PlotSelection::x; empty: wall-clock time), one line per run named by its directory, and the
+// reference lines. Throws tg::Error naming the file when a run lacks either key, and for a reference
+// line at y <= 0 on a log scale.
 // `log_y` forces a log scale on y (else it is chosen as for plot_run: positive values spanning two decades).
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
-                         const std::string& out_png, bool log_y = false);
+                         const std::string& out_png, bool log_y = false,
+                         const std::vector<ReferenceLine>& references = {});
 
 // For other drawings made with gnuplot (tools/arm_plot.h): the script `script_of(data_path, png_path)`
 // reads `data_text` from data_path and draws png_path, both in a private temporary directory; the PNG

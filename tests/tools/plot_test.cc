@@ -165,6 +165,25 @@ TEST(Plot, ComparesRunsAgainstAnotherMetric) {
   EXPECT_FALSE(fs::exists(png + ".tmp"));
 }
 
+TEST(Plot, ReferenceLines) {
+  const ReferenceLine r = parse_reference_line("0.0833=1/12, short-sighted");
+  EXPECT_EQ(r.y, 0.0833);
+  EXPECT_EQ(r.label, "1/12, short-sighted");
+  EXPECT_EQ(parse_reference_line("1e-2").label, "y = 1e-2");
+  for (const char* bad : {"", "=x", "abc", "0.1x=y", "nan", "inf=big", "1e999"})
+    EXPECT_TRUE(contains(error_of([&] { parse_reference_line(bad); }), "is not Y or Y=LABEL")) << bad;
+  RunDir root;
+  fs::create_directories(root / "a");
+  // values spanning three decades: a log axis, where a line at 0 cannot be drawn (refused before gnuplot)
+  root.write("a/metrics.jsonl", "{\"iteration\": 1, \"valid_error\": 1}\n{\"iteration\": 2, \"valid_error\": 0.001}\n");
+  std::string msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", false, {{0, "zero"}}); });
+  EXPECT_TRUE(contains(msg, "--hline 0: the y axis is logarithmic here")) << msg;
+  EXPECT_FALSE(fs::exists(root / "c.png"));
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string png = plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", false, {{0.01, "1%"}});
+  EXPECT_GT(fs::file_size(png), 5000u);
+}
+
 TEST(Plot, MissingGnuplotIsAnError) {
   RunDir run;
   run.write("metrics.jsonl", hf_metrics(3));
