@@ -38,7 +38,13 @@ RunLock::RunLock(const std::string& dir) {
 }
 
 RunLock::~RunLock() {
-  if (fd_ >= 0) ::close(fd_);  // releases the flock
+  if (fd_ < 0) return;
+  // An ended run leaves the lock empty, so a train that took the lock and was then refused (or ended)
+  // leaves .lock as it found it; only a killed holder leaves its pid, which the next holder replaces.
+  if (::ftruncate(fd_, 0) != 0) {
+    // the pid stays; informative only
+  }
+  ::close(fd_);  // releases the flock
 }
 
 }  // namespace tg::tools

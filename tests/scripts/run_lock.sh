@@ -36,5 +36,10 @@ pid=
 code=$?
 # --steps 1 is below the iterations already taken: the resumed run ends at once, exit 0
 [ "$code" -eq 0 ] || { echo "FAIL: --resume after SIGKILL: exit $code: $(cat "$work/c_err")"; fail=1; }
+# an ended run leaves the lock empty, and a refused train (a fresh run on a run's directory) leaves it so
+[ -s "$run/.lock" ] && { echo "FAIL: .lock holds '$(cat "$run/.lock")' after the run ended"; fail=1; }
+"$TG" "${args[@]}" --out "$run" --steps 1 >/dev/null 2>"$work/d_err"
+[ $? -eq 2 ] || { echo "FAIL: a fresh train on a run's directory was not refused: $(cat "$work/d_err")"; fail=1; }
+[ -s "$run/.lock" ] && { echo "FAIL: a refused train left '$(cat "$run/.lock")' in .lock"; fail=1; }
 [ "$fail" -eq 0 ] && echo "PASS: a second writer is refused while the run trains; a stale lock does not block --resume"
 exit "$fail"
