@@ -31,7 +31,11 @@ Run add_plot(CLI::App& app) {
                  "with --metric: a dashed reference line at Y, named LABEL in the key (Y or Y=LABEL; repeat for more), "
                  "e.g. --hline '0.0833=1/12, short-sighted baseline'");
   auto log_y = std::make_shared<bool>(false);
-  app.add_flag("--log-y", *log_y, "with --metric: a log scale on y (by default when the values span two decades)");
+  app.add_flag("--log-y", *log_y,
+               "with --metric: a log scale on y (by default when the values span two decades and no --y-range is given)");
+  auto y_range = std::make_shared<std::string>();
+  app.add_option("--y-range", *y_range,
+                 "with --metric: the y axis from LO to HI, either end open (e.g. 0:0.2, :0.2); points outside are clipped");
   auto trajectories = std::make_shared<bool>(false);
   auto reaches = std::make_shared<int64_t>(0);
   app.add_flag("--trajectories", *trajectories,
@@ -41,11 +45,16 @@ Run add_plot(CLI::App& app) {
       ->check(integer_in(1, 10000));
   app.add_option("--x", what->x,
                  "x axis: seconds (wall-clock time, the default), cpu_seconds, iteration, or another metric");
-  return [run_dirs, output, y_key, what, trajectories, reaches, log_y, hlines] {
-    std::vector<ReferenceLine> references;
-    for (const std::string& h : *hlines) references.push_back(parse_reference_line(h));
-    if (!references.empty() && (y_key->empty() || *trajectories))
+  return [run_dirs, output, y_key, what, trajectories, reaches, log_y, hlines, y_range] {
+    CompareAxes axes;
+    axes.log_y = *log_y;
+    for (const std::string& h : *hlines) axes.references.push_back(parse_reference_line(h));
+    if (!y_range->empty()) axes.y_range = parse_y_range(*y_range);
+    const bool comparing = !y_key->empty() && !*trajectories;
+    if (!axes.references.empty() && !comparing)
       throw Error("plot: --hline draws on a comparison of runs; give --metric (e.g. --metric valid_error)");
+    if (!y_range->empty() && !comparing)
+      throw Error("plot: --y-range sets a comparison's axis; give --metric (e.g. --metric valid_error)");
     if (*trajectories) {
       if (run_dirs->size() != 1) throw Error("plot --trajectories draws one run: give one --run");
       fmt::print("{}\n", plot_trajectories(run_dirs->front(), *output, *reaches));
@@ -57,7 +66,7 @@ Run add_plot(CLI::App& app) {
     }
     if (y_key->empty()) throw Error("plot: several --run need --metric (e.g. --metric valid_error)");
     if (what->all || !what->metrics.empty()) throw Error("plot: --all and --metrics draw one run; compare runs with --metric");
-    fmt::print("{}\n", plot_compare(*run_dirs, *y_key, what->x, *output, *log_y, references));
+    fmt::print("{}\n", plot_compare(*run_dirs, *y_key, what->x, *output, axes));
     return 0;
   };
 }

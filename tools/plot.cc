@@ -613,21 +613,42 @@ std::string plot_run(const std::string& run_dir, const std::string& out_png, con
   });
 }
 
+namespace {
+// A whole-string finite number, or nothing (strtod: no library parses a double more plainly).
+std::optional<double> finite_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+}  // namespace
+
 ReferenceLine parse_reference_line(const std::string& text) {
   const size_t eq = text.find('=');
   const std::string number = text.substr(0, eq);
-  ReferenceLine r;
-  char* end = nullptr;
-  errno = 0;
-  r.y = number.empty() ? NAN : std::strtod(number.c_str(), &end);
-  if (number.empty() || end != number.c_str() + number.size() || errno == ERANGE || !std::isfinite(r.y))
-    throw Error(fmt::format("--hline: '{}' is not Y or Y=LABEL with Y a finite number", text));
-  r.label = eq == std::string::npos ? fmt::format("y = {}", number) : text.substr(eq + 1);
+  const std::optional<double> y = finite_number(number);
+  if (!y) throw Error(fmt::format("--hline: '{}' is not Y or Y=LABEL with Y a finite number", text));
+  return ReferenceLine{*y, eq == std::string::npos ? fmt::format("y = {}", number) : text.substr(eq + 1)};
+}
+
+YRange parse_y_range(const std::string& text) {
+  const size_t colon = text.find(':');
+  const auto bad = [&](const std::string& why) {
+    return Error(fmt::format("--y-range: '{}' {} (give LO:HI, e.g. 0:0.2, or one end: :0.2)", text, why));
+  };
+  if (colon == std::string::npos) throw bad("has no ':'");
+  const std::string lo_text = text.substr(0, colon), hi_text = text.substr(colon + 1);
+  YRange r{finite_number(lo_text), finite_number(hi_text)};
+  if ((!lo_text.empty() && !r.lo) || (!hi_text.empty() && !r.hi)) throw bad("has an end that is not a finite number");
+  if (!r.lo && !r.hi) throw bad("gives neither end");
+  if (r.lo && r.hi && !(*r.lo < *r.hi)) throw bad("is empty: LO must be below HI");
   return r;
 }
 
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
-                         const std::string& out_png, bool log_y, const std::vector<ReferenceLine>& references) {
+                         const std::string& out_png, const CompareAxes& axes) {
   if (run_dirs.empty()) throw Error("plot: no runs to compare");
   if (out_png.empty()) throw Error("plot: comparing runs needs an output file (-o FILE.png)");
   std::vector<Line> lines;  // one per run
@@ -664,10 +685,15 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
   if (data_part(y_key) == "validation" && measures.size() == 1) title = "validation " + ylabel;
   plan.title = title;
   plan.panels.push_back(Panel{base_name(y_key), "", ylabel, std::move(lines)});
-  const bool log_axis = log_y || log_scale(plan.panels[0]);
-  for (const ReferenceLine& r : references)
+  const YRange& range = axes.y_range;
+  const bool ranged = range.lo || range.hi;
+  const bool log_axis = axes.log_y || (!ranged && log_scale(plan.panels[0]));
+  for (const ReferenceLine& r : axes.references)
     if (log_axis && !(r.y > 0))
       throw Error(fmt::format("--hline {}: the y axis is logarithmic here, so a reference line needs y > 0", r.y));
+  for (const std::optional<double>& end : {range.lo, range.hi})
+    if (log_axis && end && !(*end > 0))
+      throw Error(fmt::format("--y-range: {} on a logarithmic y axis (--log-y); its ends must be > 0", *end));
   std::string data;
   for (size_t r = 0; r < plan.panels[0].lines.size(); ++r) {
     const Line& l = plan.panels[0].lines[r];
@@ -687,6 +713,10 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
                      many ? "outside right top" : "top right opaque", gp_quote(plan.title), gp_quote(plan.xlabel),
                      gp_quote(ylabel));
     if (log_axis) s += "set logscale y\n";
+    // "*" leaves an end to gnuplot's autoscale; points outside the range are clipped, not dropped from the data
+    if (ranged)
+      s += fmt::format("set yrange [{}:{}]\n", range.lo ? fmt::format("{}", *range.lo) : "*",
+                       range.hi ? fmt::format("{}", *range.hi) : "*");
     s += "plot ";
     constexpr int kMarkers[] = {7, 5, 9, 11};  // circle, square, triangle, diamond (filled)
     for (size_t r = 0; r < ls.size(); ++r) {
@@ -695,7 +725,7 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
       s += fmt::format("{}{} index {} using 1:2 with {} lw 1.5 lc {} dt {} title {}", r ? ", " : "", gp_quote(data_file), r,
                        style, r % 8 + 1, cycle % 5 + 1, gp_quote(ls[r].label));
     }
-    for (const ReferenceLine& r : references)  // a constant function: gnuplot spans it over the x range
+    for (const ReferenceLine& r : axes.references)  // a constant function: gnuplot spans it over the x range
       s += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb 'gray35' title {}", r.y, gp_quote(r.label));
     s += "\nset output\n";
     return s;

@@ -1,6 +1,7 @@
 // Training curves: RUN/metrics.jsonl (one JSON object per logged step) drawn with gnuplot into a PNG.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,14 +52,28 @@ struct ReferenceLine {
 // "Y" or "Y=LABEL" (--hline): Y a finite number; the label defaults to "y = Y". Throws tg::Error otherwise.
 ReferenceLine parse_reference_line(const std::string& text);
 
+// The y axis's range on a comparison (--y-range LO:HI): either end may be left open (":0.2", "0.001:").
+struct YRange {
+  std::optional<double> lo, hi;
+};
+// "LO:HI" with LO < HI finite numbers, one of them possibly empty. Throws tg::Error otherwise.
+YRange parse_y_range(const std::string& text);
+
+// How plot_compare draws its y axis. `log_y` forces a log scale; without it the scale is chosen as for
+// plot_run (positive values spanning two decades), except that a given y_range draws a linear axis: the
+// range is then what the reader asked to see (e.g. the plateau's scale under a spike of 1e7).
+struct CompareAxes {
+  bool log_y = false;
+  std::vector<ReferenceLine> references;
+  YRange y_range;
+};
+
 // One panel comparing runs: y_key (e.g. "valid_error", labelled by the runs' task measure) against x_key
 // (as PlotSelection::x; empty: wall-clock time), one line per run named by its directory, and the
-// reference lines. Throws tg::Error naming the file when a run lacks either key, and for a reference
-// line at y <= 0 on a log scale.
-// `log_y` forces a log scale on y (else it is chosen as for plot_run: positive values spanning two decades).
+// reference lines. Throws tg::Error naming the file when a run lacks either key, and, on a log scale, for
+// a reference line or a range end at y <= 0.
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
-                         const std::string& out_png, bool log_y = false,
-                         const std::vector<ReferenceLine>& references = {});
+                         const std::string& out_png, const CompareAxes& axes = {});
 
 // For other drawings made with gnuplot (tools/arm_plot.h): the script `script_of(data_path, png_path)`
 // reads `data_text` from data_path and draws png_path, both in a private temporary directory; the PNG

@@ -176,11 +176,46 @@ TEST(Plot, ReferenceLines) {
   fs::create_directories(root / "a");
   // values spanning three decades: a log axis, where a line at 0 cannot be drawn (refused before gnuplot)
   root.write("a/metrics.jsonl", "{\"iteration\": 1, \"valid_error\": 1}\n{\"iteration\": 2, \"valid_error\": 0.001}\n");
-  std::string msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", false, {{0, "zero"}}); });
+  CompareAxes axes;
+  axes.references = {{0, "zero"}};
+  std::string msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", axes); });
   EXPECT_TRUE(contains(msg, "--hline 0: the y axis is logarithmic here")) << msg;
   EXPECT_FALSE(fs::exists(root / "c.png"));
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  const std::string png = plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", false, {{0.01, "1%"}});
+  axes.references = {{0.01, "1%"}};
+  const std::string png = plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", axes);
+  EXPECT_GT(fs::file_size(png), 5000u);
+}
+
+TEST(Plot, YRange) {
+  YRange r = parse_y_range("0:0.2");
+  EXPECT_EQ(r.lo, 0.0);
+  EXPECT_EQ(r.hi, 0.2);
+  r = parse_y_range(":1e-1");
+  EXPECT_FALSE(r.lo);
+  EXPECT_EQ(r.hi, 0.1);
+  r = parse_y_range("-3:");
+  EXPECT_EQ(r.lo, -3.0);
+  EXPECT_FALSE(r.hi);
+  for (const char* bad : {"", "0.2", ":", "a:1", "0:b", "nan:1", "0:inf", "1:1", "2:1", "0:1:2"})
+    EXPECT_TRUE(contains(error_of([&] { parse_y_range(bad); }), "--y-range: '")) << bad;
+  EXPECT_TRUE(contains(error_of([&] { parse_y_range("2:1"); }), "LO must be below HI"));
+  RunDir root;
+  fs::create_directories(root / "a");
+  // a spike of 1e7 over a plateau near 0.2: the range asks for a linear axis, so 0 is a valid end...
+  root.write("a/metrics.jsonl", "{\"iteration\": 1, \"valid_error\": 0.2}\n{\"iteration\": 2, \"valid_error\": 1e7}\n"
+                                "{\"iteration\": 3, \"valid_error\": 0.01}\n");
+  // ...but not with --log-y (refused before gnuplot, nothing written)
+  CompareAxes axes;
+  axes.log_y = true;
+  axes.y_range = {0.0, 0.3};
+  std::string msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", axes); });
+  EXPECT_TRUE(contains(msg, "--y-range: 0 on a logarithmic y axis")) << msg;
+  EXPECT_FALSE(fs::exists(root / "c.png"));
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  axes.log_y = false;
+  axes.references = {{0.0833, "1/12"}};
+  const std::string png = plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", axes);
   EXPECT_GT(fs::file_size(png), 5000u);
 }
 
