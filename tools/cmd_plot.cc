@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 
 #include "core/error.h"
@@ -33,7 +35,7 @@ Run add_plot(CLI::App& app) {
   auto log_y = std::make_shared<bool>(false);
   app.add_flag("--log-y", *log_y,
                "with --metric: a log scale on y (by default when the values span two decades and no --y-range is given)");
-  auto y_range = std::make_shared<std::string>();
+  auto y_range = std::make_shared<std::optional<std::string>>();
   app.add_option("--y-range", *y_range,
                  "with --metric: the y axis from LO to HI, either end open (e.g. 0:0.2, :0.2); points outside are clipped");
   auto trajectories = std::make_shared<bool>(false);
@@ -49,12 +51,12 @@ Run add_plot(CLI::App& app) {
     CompareAxes axes;
     axes.log_y = *log_y;
     for (const std::string& h : *hlines) axes.references.push_back(parse_reference_line(h));
-    if (!y_range->empty()) axes.y_range = parse_y_range(*y_range);
-    const bool comparing = !y_key->empty() && !*trajectories;
-    if (!axes.references.empty() && !comparing)
-      throw Error("plot: --hline draws on a comparison of runs; give --metric (e.g. --metric valid_error)");
-    if (!y_range->empty() && !comparing)
-      throw Error("plot: --y-range sets a comparison's axis; give --metric (e.g. --metric valid_error)");
+    if (*y_range) axes.y_range = parse_y_range(**y_range);
+    for (const auto& [given, option] : {std::pair{!axes.references.empty(), "--hline"}, std::pair{y_range->has_value(), "--y-range"}}) {
+      if (given && *trajectories) throw Error(fmt::format("plot: {} does not apply to --trajectories", option));
+      if (given && y_key->empty())
+        throw Error(fmt::format("plot: {} is for a comparison of runs; give --metric (e.g. --metric valid_error)", option));
+    }
     if (*trajectories) {
       if (run_dirs->size() != 1) throw Error("plot --trajectories draws one run: give one --run");
       fmt::print("{}\n", plot_trajectories(run_dirs->front(), *output, *reaches));

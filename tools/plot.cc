@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -616,11 +617,13 @@ std::string plot_run(const std::string& run_dir, const std::string& out_png, con
 namespace {
 // A whole-string finite number, or nothing (strtod: no library parses a double more plainly).
 std::optional<double> finite_number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
+  // strtod skips leading blanks but stops at trailing ones: refuse both alike
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v)) return std::nullopt;
+  // ERANGE with a finite result is an underflow (1e-400 reads as 0 or a denormal): a number, if a tiny one
+  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 }  // namespace
@@ -645,6 +648,44 @@ YRange parse_y_range(const std::string& text) {
   if (!r.lo && !r.hi) throw bad("gives neither end");
   if (r.lo && r.hi && !(*r.lo < *r.hi)) throw bad("is empty: LO must be below HI");
   return r;
+}
+
+namespace {
+bool inside(double y, const YRange& r) { return (!r.lo || y >= *r.lo) && (!r.hi || y <= *r.hi); }
+}  // namespace
+
+CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>& values, const CompareAxes& axes) {
+  const YRange& range = axes.y_range;
+  const bool ranged = range.lo || range.hi;
+  // The scale is chosen from what the axis shows: a spike outside the range does not make it logarithmic,
+  // and a range reaching 0 or below cannot be.
+  Line shown;
+  for (double y : values)
+    if (inside(y, range)) shown.y.push_back(y);
+  if (ranged && shown.y.empty())
+    throw Error(fmt::format("--y-range {}:{}: no value of '{}' lies in it (they run from {} to {})",
+                            range.lo ? fmt::format("{}", *range.lo) : "", range.hi ? fmt::format("{}", *range.hi) : "", y_key,
+                            *std::min_element(values.begin(), values.end()), *std::max_element(values.begin(), values.end())));
+  const bool range_reaches_zero = range.lo && !(*range.lo > 0);
+  CompareYAxis axis;
+  axis.log = axes.log_y || (!range_reaches_zero && log_scale(Panel{base_name(y_key), "", "", {shown}}));
+  for (const ReferenceLine& r : axes.references)
+    if (axis.log && !(r.y > 0))
+      throw Error(fmt::format("--hline {}: the y axis is logarithmic here, so a reference line needs y > 0", r.y));
+  for (const std::optional<double>& end : {range.lo, range.hi})
+    if (axis.log && end && !(*end > 0))
+      throw Error(fmt::format("--y-range: {} on a logarithmic y axis (--log-y); its ends must be > 0", *end));
+  if (axis.log) axis.gnuplot += "set logscale y\n";
+  if (ranged)  // "*" leaves an end to autoscale; "clip two" still draws a segment whose both ends are outside
+    axis.gnuplot += fmt::format("set yrange [{}:{}]\nset clip two\n", range.lo ? fmt::format("{}", *range.lo) : "*",
+                                range.hi ? fmt::format("{}", *range.hi) : "*");
+  return axis;
+}
+
+std::string off_axis_note(double y, const YRange& range) {
+  if (range.hi && y > *range.hi) return " (above the axis)";
+  if (range.lo && y < *range.lo) return " (below the axis)";
+  return "";
 }
 
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
@@ -685,15 +726,9 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
   if (data_part(y_key) == "validation" && measures.size() == 1) title = "validation " + ylabel;
   plan.title = title;
   plan.panels.push_back(Panel{base_name(y_key), "", ylabel, std::move(lines)});
-  const YRange& range = axes.y_range;
-  const bool ranged = range.lo || range.hi;
-  const bool log_axis = axes.log_y || (!ranged && log_scale(plan.panels[0]));
-  for (const ReferenceLine& r : axes.references)
-    if (log_axis && !(r.y > 0))
-      throw Error(fmt::format("--hline {}: the y axis is logarithmic here, so a reference line needs y > 0", r.y));
-  for (const std::optional<double>& end : {range.lo, range.hi})
-    if (log_axis && end && !(*end > 0))
-      throw Error(fmt::format("--y-range: {} on a logarithmic y axis (--log-y); its ends must be > 0", *end));
+  std::vector<double> values;
+  for (const Line& l : plan.panels[0].lines) values.insert(values.end(), l.y.begin(), l.y.end());
+  const CompareYAxis y_axis = compare_y_axis(y_key, values, axes);
   std::string data;
   for (size_t r = 0; r < plan.panels[0].lines.size(); ++r) {
     const Line& l = plan.panels[0].lines[r];
@@ -712,11 +747,7 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
     s += fmt::format("set grid\nset key {}\nset title {}\nset xlabel {}\nset ylabel {}\n",
                      many ? "outside right top" : "top right opaque", gp_quote(plan.title), gp_quote(plan.xlabel),
                      gp_quote(ylabel));
-    if (log_axis) s += "set logscale y\n";
-    // "*" leaves an end to gnuplot's autoscale; points outside the range are clipped, not dropped from the data
-    if (ranged)
-      s += fmt::format("set yrange [{}:{}]\n", range.lo ? fmt::format("{}", *range.lo) : "*",
-                       range.hi ? fmt::format("{}", *range.hi) : "*");
+    s += y_axis.gnuplot;
     s += "plot ";
     constexpr int kMarkers[] = {7, 5, 9, 11};  // circle, square, triangle, diamond (filled)
     for (size_t r = 0; r < ls.size(); ++r) {
@@ -726,7 +757,8 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
                        style, r % 8 + 1, cycle % 5 + 1, gp_quote(ls[r].label));
     }
     for (const ReferenceLine& r : axes.references)  // a constant function: gnuplot spans it over the x range
-      s += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb 'gray35' title {}", r.y, gp_quote(r.label));
+      s += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb 'gray35' title {}", r.y,
+                       gp_quote(r.label + off_axis_note(r.y, axes.y_range)));
     s += "\nset output\n";
     return s;
   });

@@ -60,18 +60,30 @@ struct YRange {
 YRange parse_y_range(const std::string& text);
 
 // How plot_compare draws its y axis. `log_y` forces a log scale; without it the scale is chosen as for
-// plot_run (positive values spanning two decades), except that a given y_range draws a linear axis: the
-// range is then what the reader asked to see (e.g. the plateau's scale under a spike of 1e7).
+// plot_run (positive values spanning two decades), counting only the values inside y_range, and linear when
+// the range reaches 0 or below. Points outside the range are clipped; lines crossing it are drawn.
 struct CompareAxes {
   bool log_y = false;
   std::vector<ReferenceLine> references;
   YRange y_range;
 };
 
+// The y axis of a comparison of y_key's `values`, decided before gnuplot runs: whether it is logarithmic,
+// and the gnuplot lines setting its scale and range. Throws tg::Error for a reference line or range end a
+// log axis cannot show, and for a range that none of the values lies in.
+struct CompareYAxis {
+  bool log = false;
+  std::string gnuplot;
+};
+CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>& values, const CompareAxes& axes);
+
+// " (above the axis)" or " (below the axis)" for a reference line outside the range, else "": added to its
+// label in the key, which would otherwise name a line the reader cannot find.
+std::string off_axis_note(double y, const YRange& range);
+
 // One panel comparing runs: y_key (e.g. "valid_error", labelled by the runs' task measure) against x_key
 // (as PlotSelection::x; empty: wall-clock time), one line per run named by its directory, and the
-// reference lines. Throws tg::Error naming the file when a run lacks either key, and, on a log scale, for
-// a reference line or a range end at y <= 0.
+// reference lines. Throws tg::Error naming the file when a run lacks either key, and as compare_y_axis.
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
                          const std::string& out_png, const CompareAxes& axes = {});
 

@@ -113,10 +113,12 @@ if "$TG" train --task addition --set task_options.T=10 --set model_options.hidde
 else echo "FAIL leftover: a run's own leftovers were refused"; failures=$((failures + 1)); fi
 # a picture never replaces a run's files
 expect plot_over_checkpoint "--output: 'tiny/checkpoint.npz' does not end in .png" -- plot --run tiny -o tiny/checkpoint.npz
-expect hline_without_metric "plot: --hline draws on a comparison of runs; give --metric" -- plot --run tiny --hline 0.1 -o tiny/x.png
+expect hline_without_metric "plot: --hline is for a comparison of runs; give --metric" -- plot --run tiny --hline 0.1 -o tiny/x.png
 expect hline_not_number "--hline: 'abc' is not Y or Y=LABEL" -- plot --run tiny --metric valid_error --hline abc -o tiny/x.png
-expect yrange_without_metric "plot: --y-range sets a comparison's axis; give --metric" -- plot --run tiny --y-range 0:1 -o tiny/x.png
+expect yrange_without_metric "plot: --y-range is for a comparison of runs; give --metric" -- plot --run tiny --y-range 0:1 -o tiny/x.png
 expect yrange_empty "--y-range: '1:0' is empty: LO must be below HI" -- plot --run tiny --metric valid_error --y-range 1:0 -o tiny/x.png
+expect yrange_blank "--y-range: '' has no ':'" -- plot --run tiny --metric valid_error --y-range '' -o tiny/x.png
+expect yrange_trajectories "plot: --y-range does not apply to --trajectories" -- plot --run tiny --trajectories --y-range 0:1
 expect reconstruct_over_config "--output: 'tiny/config.json' does not end in .png" -- reconstruct --run tiny -o tiny/config.json
 # a config that is JSON but not an object, and options that would be silently ignored (a CLI audit)
 printf '[1,2]' >array.json && printf 'null' >null.json

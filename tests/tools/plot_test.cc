@@ -197,24 +197,51 @@ TEST(Plot, YRange) {
   r = parse_y_range("-3:");
   EXPECT_EQ(r.lo, -3.0);
   EXPECT_FALSE(r.hi);
-  for (const char* bad : {"", "0.2", ":", "a:1", "0:b", "nan:1", "0:inf", "1:1", "2:1", "0:1:2"})
+  r = parse_y_range("-1:-0.5");
+  EXPECT_EQ(r.lo, -1.0);
+  EXPECT_EQ(r.hi, -0.5);
+  EXPECT_EQ(parse_y_range("1e-400:1").lo, 0.0);  // an underflow is a (tiny) number
+  for (const char* bad : {"", "0.2", ":", "a:1", "0:b", "nan:1", "0:inf", "1:1", "2:1", "0:1:2", " 0:1", "0: 1", "0 :1",
+                          "0:1 ", "1e999:"})
     EXPECT_TRUE(contains(error_of([&] { parse_y_range(bad); }), "--y-range: '")) << bad;
   EXPECT_TRUE(contains(error_of([&] { parse_y_range("2:1"); }), "LO must be below HI"));
-  RunDir root;
-  fs::create_directories(root / "a");
-  // a spike of 1e7 over a plateau near 0.2: the range asks for a linear axis, so 0 is a valid end...
-  root.write("a/metrics.jsonl", "{\"iteration\": 1, \"valid_error\": 0.2}\n{\"iteration\": 2, \"valid_error\": 1e7}\n"
-                                "{\"iteration\": 3, \"valid_error\": 0.01}\n");
-  // ...but not with --log-y (refused before gnuplot, nothing written)
+}
+
+TEST(Plot, YAxisFollowsTheRange) {
+  // a plateau near 0.2 that drops to 0.01, with a spike of 1e7: without a range the spike makes the axis log
+  const std::vector<double> ys = {0.2, 1e7, 0.01};
   CompareAxes axes;
+  EXPECT_EQ(compare_y_axis("valid_error", ys, axes).gnuplot, "set logscale y\n");
+  // a range from 0 hides the spike: linear, clipped, segments crossing the window still drawn
+  axes.y_range = {0.0, 0.25};
+  CompareYAxis y = compare_y_axis("valid_error", ys, axes);
+  EXPECT_FALSE(y.log);
+  EXPECT_EQ(y.gnuplot, "set yrange [0:0.25]\nset clip two\n");
+  // the scale is chosen from the values inside: 0.01..0.2 spans less than two decades...
+  axes.y_range = {0.001, std::nullopt};
+  EXPECT_EQ(compare_y_axis("valid_error", {0.2, 0.01}, axes).gnuplot, "set yrange [0.001:*]\nset clip two\n");
+  // ...the spike inside the range spans nine: log
+  EXPECT_EQ(compare_y_axis("valid_error", ys, axes).gnuplot, "set logscale y\nset yrange [0.001:*]\nset clip two\n");
+  // an end at 0 cannot be on a log axis
   axes.log_y = true;
   axes.y_range = {0.0, 0.3};
-  std::string msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", axes); });
-  EXPECT_TRUE(contains(msg, "--y-range: 0 on a logarithmic y axis")) << msg;
-  EXPECT_FALSE(fs::exists(root / "c.png"));
-  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  EXPECT_TRUE(contains(error_of([&] { compare_y_axis("valid_error", ys, axes); }), "--y-range: 0 on a logarithmic y axis"));
+  // a range no value lies in is refused before gnuplot (which would fail on a one-sided one)
   axes.log_y = false;
-  axes.references = {{0.0833, "1/12"}};
+  axes.y_range = {1e8, std::nullopt};
+  EXPECT_TRUE(contains(error_of([&] { compare_y_axis("valid_error", ys, axes); }),
+                       "--y-range 100000000:: no value of 'valid_error' lies in it (they run from 0.01 to 10000000)"));
+  // a reference line off the range is named so in the key
+  EXPECT_EQ(off_axis_note(0.5, {0.0, 0.25}), " (above the axis)");
+  EXPECT_EQ(off_axis_note(-1, {0.0, std::nullopt}), " (below the axis)");
+  EXPECT_EQ(off_axis_note(0.1, {0.0, 0.25}), "");
+  RunDir root;
+  fs::create_directories(root / "a");
+  root.write("a/metrics.jsonl", "{\"iteration\": 1, \"valid_error\": 0.2}\n{\"iteration\": 2, \"valid_error\": 1e7}\n"
+                                "{\"iteration\": 3, \"valid_error\": 0.01}\n");
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  axes.y_range = {0.0, 0.25};
+  axes.references = {{0.0833, "1/12"}, {0.5, "1/2"}};
   const std::string png = plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", axes);
   EXPECT_GT(fs::file_size(png), 5000u);
 }
