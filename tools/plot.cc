@@ -756,9 +756,13 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
       s += fmt::format("{}{} index {} using 1:2 with {} lw 1.5 lc {} dt {} title {}", r ? ", " : "", gp_quote(data_file), r,
                        style, r % 8 + 1, cycle % 5 + 1, gp_quote(ls[r].label));
     }
-    for (const ReferenceLine& r : axes.references)  // a constant function: gnuplot spans it over the x range
-      s += fmt::format(", {} with lines dt 2 lw 1.5 lc rgb 'gray35' title {}", r.y,
+    // A constant function: gnuplot spans it over the x range. Grey, so no run's colour is taken; each line a
+    // dash of its own (dashed, dotted, dash-dot, dash-dot-dot), so the key tells two lines apart.
+    for (size_t i = 0; i < axes.references.size(); ++i) {
+      const ReferenceLine& r = axes.references[i];
+      s += fmt::format(", {} with lines dt {} lw 1.5 lc rgb 'gray35' title {}", r.y, 2 + i % 4,
                        gp_quote(r.label + off_axis_note(r.y, axes.y_range)));
+    }
     s += "\nset output\n";
     return s;
   });
