@@ -259,6 +259,8 @@ Run add_eval(CLI::App& app) {
     if (r.params_file != *dir + "/checkpoint.npz")
       fmt::print("parameters of the best validation: {} (iteration {}; --last for the last checkpoint's)\n",
                  r.params_file, r.iteration);
+    else if (*last)  // which iteration's parameters: the last checkpoint need not be the run's end
+      fmt::print("parameters of the last checkpoint: {} (iteration {})\n", r.params_file, r.iteration);
     if (r.run.network) return eval_images(r, *dir, *data, *task, n_option->count() ? *count : 0);
     const RunConfig& cfg = r.run.cfg;
     std::unique_ptr<tasks::Dataset> owned;

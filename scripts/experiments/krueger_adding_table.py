@@ -4,6 +4,9 @@
 whole 95% interval is below it), how many did no better than the
 constant predictor (the 95% interval of the test MSE reaches 1/6), the mean test MSE, and every run's test MSE
 with its 95% interval, iterations, CPU seconds and when validation first went below 1/12 (the plateau's end).
+The test MSE is that of the best validation's parameters (eval.txt). Runs scored with EVAL_LAST=1 also have the
+last checkpoint's (eval_last.txt, the parameters at the end of the budget): a second table counts those, over the
+runs that have them (the thesis does not say which of the two it reports).
 Usage: /usr/bin/python3 scripts/experiments/krueger_adding_table.py [ROOT]   (ROOT default runs/krueger_adding_nanrule,
 the script's default; the runs without the NaN rule: runs/krueger_adding, runs/krueger_adding_T100, ..._T200)"""
 import json
@@ -32,10 +35,11 @@ for name in sorted(names):
     rs = records(out)
     it, cpu = progress(out, rs)
     mse = interval(out, "error_rate") if state(out) is None else None
+    last = interval(out, "error_rate", "eval_last.txt") if state(out) is None else None
     below = next((r for r in rs if isinstance(r.get("valid_error"), (int, float)) and r["valid_error"] < 1 / 12),
                  None)
     first = f"{below['iteration']:,} ({below['cpu_seconds']:.0f} s)" if below else "never"
-    runs.setdefault(beta, []).append((seed, mse, it, cpu, os.path.exists(os.path.join(out, "done")), first))
+    runs.setdefault(beta, []).append((seed, mse, it, cpu, os.path.exists(os.path.join(out, "done")), first, last))
     config = json.load(open(os.path.join(out, "config.json")))
     run_T, run_rule = config["task_options"]["T"], config.get("nan_rule", False)
     if T is not None and run_T != T:
@@ -47,17 +51,31 @@ for name in sorted(names):
 print(f"T = {T}, NaN rule {'on' if rule else 'off'}\n" if T else "no runs under " + ROOT)
 print("| β | scored runs | test MSE < 1/12 (whole 95% interval below) | interval reaches 1/6 (a constant does as well) | mean test MSE | thesis |")
 print("|---|---|---|---|---|---|")
-for beta, rs in sorted(runs.items()):
-    scored = [r[1][0] for r in rs if r[1]]
-    below = sum(m < 1 / 12 for m in scored)
+
+
+def counts(rows):
+    """(scored, below 1/12, whole interval below 1/12, interval reaching 1/6, mean) over (value, low, high) rows."""
+    scored = [v for v in rows if v]
+    mean = f"{sum(v[0] for v in scored) / len(scored):.4f}" if scored else "-"
     # a point estimate just under 1/12 is not a model that beats the baseline (β = 1 seed 5: 0.0829 [0.0806, 0.0851])
-    surely = sum(r[1][2] < 1 / 12 for r in rs if r[1])
-    const = sum(r[1][2] >= 1 / 6 for r in rs if r[1])
-    mean = f"{sum(scored) / len(scored):.4f}" if scored else "-"
-    print(f"| {beta:g} | {len(scored)} | {below} ({surely}) | {const} | {mean} | {THESIS.get(int(beta), '') if T == 400 else '(the thesis: T = 400 only)'} |")
-print("\n| β | seed | test MSE [95%] (10,000 fresh sequences) | iterations | CPU s | validation first below 1/12 |")
-print("|---|---|---|---|---|---|")
+    return (len(scored), sum(v[0] < 1 / 12 for v in scored), sum(v[2] < 1 / 12 for v in scored),
+            sum(v[2] >= 1 / 6 for v in scored), mean)
+
+
 for beta, rs in sorted(runs.items()):
-    for seed, mse, it, cpu, done, first in sorted(rs):
+    n, below, surely, const, mean = counts([r[1] for r in rs])
+    print(f"| {beta:g} | {n} | {below} ({surely}) | {const} | {mean} | {THESIS.get(int(beta), '') if T == 400 else '(the thesis: T = 400 only)'} |")
+if any(r[6] for rs in runs.values() for r in rs):
+    print("\nThe last checkpoint's parameters (eval_last.txt; runs without it are not counted):\n")
+    print("| β | scored runs | test MSE < 1/12 (whole 95% interval below) | interval reaches 1/6 | mean test MSE |")
+    print("|---|---|---|---|---|")
+    for beta, rs in sorted(runs.items()):
+        n, below, surely, const, mean = counts([r[6] for r in rs])
+        print(f"| {beta:g} | {n} | {below} ({surely}) | {const} | {mean} |")
+print("\n| β | seed | test MSE [95%] (10,000 fresh sequences) | last checkpoint's test MSE [95%] | iterations | CPU s | validation first below 1/12 |")
+print("|---|---|---|---|---|---|---|")
+for beta, rs in sorted(runs.items()):
+    for seed, mse, it, cpu, done, first, last in sorted(rs):
         cell = f"{mse[0]:.4f} [{mse[1]:.4f}, {mse[2]:.4f}]" if mse else ("not scored" if done else "unfinished")
-        print(f"| {beta:g} | {seed} | {cell} | {it:,} | {cpu:.0f} | {first} |")
+        last_cell = f"{last[0]:.4f} [{last[1]:.4f}, {last[2]:.4f}]" if last else "-"
+        print(f"| {beta:g} | {seed} | {cell} | {last_cell} | {it:,} | {cpu:.0f} | {first} |")

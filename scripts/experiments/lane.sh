@@ -37,7 +37,8 @@ train_lane() {
   touch "$out/done"
 }
 
-# eval_lane OUT MEASURE ARGS... scores a finished run once, `tapegrad eval --run OUT ARGS` into OUT/eval.txt
+# eval_lane OUT MEASURE ARGS... scores a finished run once, `tapegrad eval --run OUT ARGS` into OUT/eval.txt (and
+# with EVAL_LAST=1 the last checkpoint's parameters into OUT/eval_last.txt)
 # (whole or not at all: a failed eval leaves no file to trust), and prints OUT with the eval's first line
 # that starts with MEASURE (a regex: bpc, error_rate, ...). A run without OUT/done is skipped.
 eval_lane() {
@@ -51,6 +52,12 @@ eval_lane() {
   if [ ! -f "$out/eval.txt" ]; then
     "$TG" eval --run "$out" "$@" < /dev/null > "$out/eval.txt.tmp"
     mv "$out/eval.txt.tmp" "$out/eval.txt"
+  fi
+  # EVAL_LAST=1: the last checkpoint's parameters too, into OUT/eval_last.txt (eval.txt scores the best
+  # validation's when the run kept them; a run can have learnt more after its last validation)
+  if [ "${EVAL_LAST:-0}" = 1 ] && [ -f "$out/checkpoint.npz" ] && [ ! -f "$out/eval_last.txt" ]; then
+    "$TG" eval --run "$out" --last "$@" < /dev/null > "$out/eval_last.txt.tmp"
+    mv "$out/eval_last.txt.tmp" "$out/eval_last.txt"
   fi
   /usr/bin/python3 scripts/experiments/runs.py archive "$out"  # runs/GROUP only: kept for later sessions
   echo "$out: $(grep -E "^$measure " "$out/eval.txt" | head -n 1)"

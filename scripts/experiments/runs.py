@@ -58,10 +58,13 @@ def state(out):
     return None
 
 
-def interval(out, measure):
-    """(value, low, high) from the line of OUT/eval.txt that starts with MEASURE and carries a 95% interval."""
-    found = re.search(rf"^{measure} {NUM}\s+95% interval \[{NUM}, {NUM}\]", open(os.path.join(out, "eval.txt")).read(),
-                      re.M)
+def interval(out, measure, name="eval.txt"):
+    """(value, low, high) from the line of OUT/NAME (eval.txt, or eval_last.txt: the last checkpoint's parameters)
+    that starts with MEASURE and carries a 95% interval; None when there is no such line or file."""
+    path = os.path.join(out, name)
+    if name != "eval.txt" and not os.path.exists(path):
+        return None
+    found = re.search(rf"^{measure} {NUM}\s+95% interval \[{NUM}, {NUM}\]", open(path).read(), re.M)
     return tuple(float(found.group(i)) for i in (1, 2, 3)) if found else None
 
 
@@ -119,14 +122,14 @@ def thinned_metrics(out):
 
 
 def archive(out, group, extra=None):
-    """Copies a finished run's config.json, summary.txt and eval.txt (those it has), and the metrics records that
+    """Copies a finished run's config.json, summary.txt, eval.txt and eval_last.txt (those it has), and the metrics records that
     carry a validation measure plus the last one, to docs/results/runs/GROUP/<name>/: a few kB that
     `tapegrad plot --run` and the table scripts read like the run itself, and EXTRA's {file name: text}. Returns that directory, or None
     when OUT has not finished (an unfinished run is never archived, so an archive is always a whole run)."""
     dest = archived_path(out, group)
     if dest is None or not os.path.exists(os.path.join(out, "done")):
         return None
-    for name in ("config.json", "summary.txt", "eval.txt"):
+    for name in ("config.json", "summary.txt", "eval.txt", "eval_last.txt"):
         if os.path.exists(os.path.join(out, name)):
             write_atomic(os.path.join(dest, name), open(os.path.join(out, name)).read())
     write_atomic(os.path.join(dest, "metrics.jsonl"), thinned_metrics(out))

@@ -32,6 +32,8 @@ grep -q "parameters of the best validation: .*best.npz (iteration 2" "$work/eval
   fail "eval did not read best.npz: $(cat "$work/eval_best")"
 "$TG" eval --run "$work/flat" -n 50 --last >"$work/eval_last" 2>&1 || fail "eval --last: $(cat "$work/eval_last")"
 grep -q "best validation" "$work/eval_last" && fail "eval --last read best.npz"
+grep -q "parameters of the last checkpoint: .*checkpoint.npz (iteration [0-9]" "$work/eval_last" ||
+  fail "eval --last does not say which parameters it scored: $(cat "$work/eval_last")"
 "$TG" train --resume --steps 200 --out "$work/flat" >"$work/again.out" 2>"$work/again.err" ||
   fail "resume of a stopped run: exit $?: $(cat "$work/again.err")"
 grep -q "early stopping had ended the run" "$work/again.err" || fail "resume trained on: $(cat "$work/again.err")"
