@@ -49,8 +49,12 @@ for row in rows:
     page_lines = path.read_text().splitlines()
     if not 1 <= n <= len(page_lines):
         fail(row, f"{page} has {len(page_lines)} lines, not {n}"); continue
-    if not re.search(r"(?<![\d.])" + re.escape(figure.group(0)) + r"(?!\d)", page_lines[n - 1]):
-        fail(row, f"{figure.group(0)} is not on {page}:{n} ({page_lines[n - 1][:60]!r})"); continue
+    on = re.compile(r"(?<![\d.])" + re.escape(figure.group(0)) + r"(?!\d)")
+    if not on.search(page_lines[n - 1]):
+        # the lines that do hold it, nearest first: after an edit above it the figure has usually just moved
+        holding = sorted((i + 1 for i, l in enumerate(page_lines) if on.search(l)), key=lambda k: abs(k - n))
+        hint = f"; it is on line {', '.join(map(str, holding[:3]))}" if holding else f"; it is nowhere in {page}"
+        fail(row, f"{figure.group(0)} is not on {page}:{n} ({page_lines[n - 1][:60]!r}){hint}"); continue
     checked += 1
 print(f"zoo.md sources: {len(rows)} rows, {checked} checked, {failures} failed")
 sys.exit(1 if failures or checked == 0 else 0)
