@@ -38,6 +38,10 @@ Run add_plot(CLI::App& app) {
   auto y_range = std::make_shared<std::optional<std::string>>();
   app.add_option("--y-range", *y_range,
                  "with --metric: the y axis from LO to HI, either end open (e.g. 0:0.2, :0.2); points outside are clipped");
+  auto labels = std::make_shared<std::vector<std::string>>();
+  app.add_option("--label", *labels,
+                 "with --metric: the name of a run in the key, one per --run in the same order (default: the run's "
+                 "directory, model and optimizer)");
   auto trajectories = std::make_shared<bool>(false);
   auto reaches = std::make_shared<int64_t>(0);
   app.add_flag("--trajectories", *trajectories,
@@ -47,12 +51,14 @@ Run add_plot(CLI::App& app) {
       ->check(integer_in(1, 10000));
   app.add_option("--x", what->x,
                  "x axis: seconds (wall-clock time, the default), cpu_seconds, iteration, or another metric");
-  return [run_dirs, output, y_key, what, trajectories, reaches, log_y, hlines, y_range] {
-    CompareAxes axes;
-    axes.log_y = *log_y;
-    for (const std::string& h : *hlines) axes.references.push_back(parse_reference_line(h));
-    if (*y_range) axes.y_range = parse_y_range(**y_range);
-    for (const auto& [given, option] : {std::pair{!axes.references.empty(), "--hline"}, std::pair{y_range->has_value(), "--y-range"}}) {
+  return [run_dirs, output, y_key, what, trajectories, reaches, log_y, hlines, y_range, labels] {
+    CompareStyle style;
+    style.log_y = *log_y;
+    for (const std::string& h : *hlines) style.references.push_back(parse_reference_line(h));
+    if (*y_range) style.y_range = parse_y_range(**y_range);
+    style.labels = *labels;
+    for (const auto& [given, option] : {std::pair{!style.references.empty(), "--hline"}, std::pair{y_range->has_value(), "--y-range"},
+                                           std::pair{!labels->empty(), "--label"}}) {
       if (given && *trajectories) throw Error(fmt::format("plot: {} does not apply to --trajectories", option));
       if (given && y_key->empty())
         throw Error(fmt::format("plot: {} is for a comparison of runs; give --metric (e.g. --metric valid_error)", option));
@@ -68,7 +74,7 @@ Run add_plot(CLI::App& app) {
     }
     if (y_key->empty()) throw Error("plot: several --run need --metric (e.g. --metric valid_error)");
     if (what->all || !what->metrics.empty()) throw Error("plot: --all and --metrics draw one run; compare runs with --metric");
-    fmt::print("{}\n", plot_compare(*run_dirs, *y_key, what->x, *output, axes));
+    fmt::print("{}\n", plot_compare(*run_dirs, *y_key, what->x, *output, style));
     return 0;
   };
 }

@@ -654,8 +654,8 @@ namespace {
 bool inside(double y, const YRange& r) { return (!r.lo || y >= *r.lo) && (!r.hi || y <= *r.hi); }
 }  // namespace
 
-CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>& values, const CompareAxes& axes) {
-  const YRange& range = axes.y_range;
+CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>& values, const CompareStyle& style) {
+  const YRange& range = style.y_range;
   const bool ranged = range.lo || range.hi;
   // The scale is chosen from what the axis shows: a spike outside the range does not make it logarithmic,
   // and a range reaching 0 or below cannot be.
@@ -668,8 +668,8 @@ CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>&
                             *std::min_element(values.begin(), values.end()), *std::max_element(values.begin(), values.end())));
   const bool range_reaches_zero = range.lo && !(*range.lo > 0);
   CompareYAxis axis;
-  axis.log = axes.log_y || (!range_reaches_zero && log_scale(Panel{base_name(y_key), "", "", {shown}}));
-  for (const ReferenceLine& r : axes.references)
+  axis.log = style.log_y || (!range_reaches_zero && log_scale(Panel{base_name(y_key), "", "", {shown}}));
+  for (const ReferenceLine& r : style.references)
     if (axis.log && !(r.y > 0))
       throw Error(fmt::format("--hline {}: the y axis is logarithmic here, so a reference line needs y > 0", r.y));
   for (const std::optional<double>& end : {range.lo, range.hi})
@@ -689,9 +689,12 @@ std::string off_axis_note(double y, const YRange& range) {
 }
 
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
-                         const std::string& out_png, const CompareAxes& axes) {
+                         const std::string& out_png, const CompareStyle& style) {
   if (run_dirs.empty()) throw Error("plot: no runs to compare");
   if (out_png.empty()) throw Error("plot: comparing runs needs an output file (-o FILE.png)");
+  if (!style.labels.empty() && style.labels.size() != run_dirs.size())
+    throw Error(fmt::format("plot: {} --label for {} --run; give one per run, in the same order", style.labels.size(),
+                            run_dirs.size()));
   std::vector<Line> lines;  // one per run
   std::set<std::string> measures, x_names;
   bool time = false;
@@ -710,7 +713,9 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
     const RunInfo run = read_run_info(dir);
     measures.insert(panel_title(base_name(y_key), run));
     const std::string name = fs::path(dir).filename().string().empty() ? dir : fs::path(dir).filename().string();
-    l.label = run.model.empty() ? name : fmt::format("{} ({}, {})", name, run.model, run.optimizer);
+    l.label = !style.labels.empty() ? style.labels[lines.size()]
+              : run.model.empty()  ? name
+                                   : fmt::format("{} ({}, {})", name, run.model, run.optimizer);
     lines.push_back(std::move(l));
   }
   Plan plan;
@@ -728,7 +733,7 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
   plan.panels.push_back(Panel{base_name(y_key), "", ylabel, std::move(lines)});
   std::vector<double> values;
   for (const Line& l : plan.panels[0].lines) values.insert(values.end(), l.y.begin(), l.y.end());
-  const CompareYAxis y_axis = compare_y_axis(y_key, values, axes);
+  const CompareYAxis y_axis = compare_y_axis(y_key, values, style);
   std::string data;
   for (size_t r = 0; r < plan.panels[0].lines.size(); ++r) {
     const Line& l = plan.panels[0].lines[r];
@@ -738,15 +743,14 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
   }
   return render_png(out_png, data, [&](const std::string& data_file, const std::string& drawn) {
     const auto& ls = plan.panels[0].lines;
-    // Many runs: the key moves beside the plot (inside it hides curves), and past gnuplot's 8 colours each
-    // run keeps a look of its own: colour, then dash and marker, change with the run's number.
-    const bool many = ls.size() > 6;
+    // The key beside the plot: inside, even an opaque one hides whatever curve passes under it (a run's
+    // plateau under a top-right key). Past gnuplot's 8 colours each run keeps a look of its own: colour,
+    // then dash and marker, change with the run's number.
     std::string s = "set encoding utf8\n";
-    s += fmt::format(kTerminal, many ? 1150 : 900, 600);
+    s += fmt::format(kTerminal, 1150, 600);
     s += fmt::format("set output {}\n", gp_quote(drawn));
-    s += fmt::format("set grid\nset key {}\nset title {}\nset xlabel {}\nset ylabel {}\n",
-                     many ? "outside right top" : "top right opaque", gp_quote(plan.title), gp_quote(plan.xlabel),
-                     gp_quote(ylabel));
+    s += fmt::format("set grid\nset key outside right top\nset title {}\nset xlabel {}\nset ylabel {}\n",
+                     gp_quote(plan.title), gp_quote(plan.xlabel), gp_quote(ylabel));
     s += y_axis.gnuplot;
     s += "plot ";
     constexpr int kMarkers[] = {7, 5, 9, 11};  // circle, square, triangle, diamond (filled)
@@ -758,10 +762,10 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
     }
     // A constant function: gnuplot spans it over the x range. Grey, so no run's colour is taken; each line a
     // dash of its own (dashed, dotted, dash-dot, dash-dot-dot), so the key tells two lines apart.
-    for (size_t i = 0; i < axes.references.size(); ++i) {
-      const ReferenceLine& r = axes.references[i];
+    for (size_t i = 0; i < style.references.size(); ++i) {
+      const ReferenceLine& r = style.references[i];
       s += fmt::format(", {} with lines dt {} lw 1.5 lc rgb 'gray35' title {}", r.y, 2 + i % 4,
-                       gp_quote(r.label + off_axis_note(r.y, axes.y_range)));
+                       gp_quote(r.label + off_axis_note(r.y, style.y_range)));
     }
     s += "\nset output\n";
     return s;

@@ -59,13 +59,15 @@ struct YRange {
 // "LO:HI" with LO < HI finite numbers, one of them possibly empty. Throws tg::Error otherwise.
 YRange parse_y_range(const std::string& text);
 
-// How plot_compare draws its y axis. `log_y` forces a log scale; without it the scale is chosen as for
-// plot_run (positive values spanning two decades), counting only the values inside y_range, and linear when
-// the range reaches 0 or below. Points outside the range are clipped; lines crossing it are drawn.
-struct CompareAxes {
+// How plot_compare draws. `log_y` forces a log scale; without it the scale is chosen as for plot_run
+// (positive values spanning two decades), counting only the values inside y_range, and linear when the range
+// reaches 0 or below. Points outside the range are clipped; lines crossing it are drawn. `labels` name the
+// runs in the key, in the order of run_dirs (empty: each run's directory name, model and optimizer).
+struct CompareStyle {
   bool log_y = false;
   std::vector<ReferenceLine> references;
   YRange y_range;
+  std::vector<std::string> labels;
 };
 
 // The y axis of a comparison of y_key's `values`, decided before gnuplot runs: whether it is logarithmic,
@@ -75,7 +77,7 @@ struct CompareYAxis {
   bool log = false;
   std::string gnuplot;
 };
-CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>& values, const CompareAxes& axes);
+CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>& values, const CompareStyle& style);
 
 // " (above the axis)" or " (below the axis)" for a reference line outside the range, else "": added to its
 // label in the key, which would otherwise name a line the reader cannot find.
@@ -83,9 +85,10 @@ std::string off_axis_note(double y, const YRange& range);
 
 // One panel comparing runs: y_key (e.g. "valid_error", labelled by the runs' task measure) against x_key
 // (as PlotSelection::x; empty: wall-clock time), one line per run named by its directory, and the
-// reference lines. Throws tg::Error naming the file when a run lacks either key, and as compare_y_axis.
+// reference lines. Throws tg::Error naming the file when a run lacks either key, for labels that are not one
+// per run, and as compare_y_axis.
 std::string plot_compare(const std::vector<std::string>& run_dirs, const std::string& y_key, const std::string& x_key,
-                         const std::string& out_png, const CompareAxes& axes = {});
+                         const std::string& out_png, const CompareStyle& style = {});
 
 // For other drawings made with gnuplot (tools/arm_plot.h): the script `script_of(data_path, png_path)`
 // reads `data_text` from data_path and draws png_path, both in a private temporary directory; the PNG

@@ -117,6 +117,7 @@ expect hline_without_metric "plot: --hline is for a comparison of runs; give --m
 expect hline_not_number "--hline: 'abc' is not Y or Y=LABEL" -- plot --run tiny --metric valid_error --hline abc -o tiny/x.png
 expect yrange_without_metric "plot: --y-range is for a comparison of runs; give --metric" -- plot --run tiny --y-range 0:1 -o tiny/x.png
 expect yrange_empty "--y-range: '1:0' is empty: LO must be below HI" -- plot --run tiny --metric valid_error --y-range 1:0 -o tiny/x.png
+expect label_without_metric "plot: --label is for a comparison of runs; give --metric" -- plot --run tiny --label x -o tiny/x.png
 expect yrange_blank "--y-range: '' has no ':'" -- plot --run tiny --metric valid_error --y-range '' -o tiny/x.png
 expect yrange_trajectories "plot: --y-range does not apply to --trajectories" -- plot --run tiny --trajectories --y-range 0:1
 expect reconstruct_over_config "--output: 'tiny/config.json' does not end in .png" -- reconstruct --run tiny -o tiny/config.json

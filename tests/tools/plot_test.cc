@@ -176,14 +176,14 @@ TEST(Plot, ReferenceLines) {
   fs::create_directories(root / "a");
   // values spanning three decades: a log axis, where a line at 0 cannot be drawn (refused before gnuplot)
   root.write("a/metrics.jsonl", "{\"iteration\": 1, \"valid_error\": 1}\n{\"iteration\": 2, \"valid_error\": 0.001}\n");
-  CompareAxes axes;
-  axes.references = {{0, "zero"}};
-  std::string msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", axes); });
+  CompareStyle style;
+  style.references = {{0, "zero"}};
+  std::string msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", style); });
   EXPECT_TRUE(contains(msg, "--hline 0: the y axis is logarithmic here")) << msg;
   EXPECT_FALSE(fs::exists(root / "c.png"));
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  axes.references = {{0.01, "1%"}};
-  const std::string png = plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", axes);
+  style.references = {{0.01, "1%"}};
+  const std::string png = plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", style);
   EXPECT_GT(fs::file_size(png), 5000u);
 }
 
@@ -210,26 +210,26 @@ TEST(Plot, YRange) {
 TEST(Plot, YAxisFollowsTheRange) {
   // a plateau near 0.2 that drops to 0.01, with a spike of 1e7: without a range the spike makes the axis log
   const std::vector<double> ys = {0.2, 1e7, 0.01};
-  CompareAxes axes;
-  EXPECT_EQ(compare_y_axis("valid_error", ys, axes).gnuplot, "set logscale y\n");
+  CompareStyle style;
+  EXPECT_EQ(compare_y_axis("valid_error", ys, style).gnuplot, "set logscale y\n");
   // a range from 0 hides the spike: linear, clipped, segments crossing the window still drawn
-  axes.y_range = {0.0, 0.25};
-  CompareYAxis y = compare_y_axis("valid_error", ys, axes);
+  style.y_range = {0.0, 0.25};
+  CompareYAxis y = compare_y_axis("valid_error", ys, style);
   EXPECT_FALSE(y.log);
   EXPECT_EQ(y.gnuplot, "set yrange [0:0.25]\nset clip two\n");
   // the scale is chosen from the values inside: 0.01..0.2 spans less than two decades...
-  axes.y_range = {0.001, std::nullopt};
-  EXPECT_EQ(compare_y_axis("valid_error", {0.2, 0.01}, axes).gnuplot, "set yrange [0.001:*]\nset clip two\n");
+  style.y_range = {0.001, std::nullopt};
+  EXPECT_EQ(compare_y_axis("valid_error", {0.2, 0.01}, style).gnuplot, "set yrange [0.001:*]\nset clip two\n");
   // ...the spike inside the range spans nine: log
-  EXPECT_EQ(compare_y_axis("valid_error", ys, axes).gnuplot, "set logscale y\nset yrange [0.001:*]\nset clip two\n");
+  EXPECT_EQ(compare_y_axis("valid_error", ys, style).gnuplot, "set logscale y\nset yrange [0.001:*]\nset clip two\n");
   // an end at 0 cannot be on a log axis
-  axes.log_y = true;
-  axes.y_range = {0.0, 0.3};
-  EXPECT_TRUE(contains(error_of([&] { compare_y_axis("valid_error", ys, axes); }), "--y-range: 0 on a logarithmic y axis"));
+  style.log_y = true;
+  style.y_range = {0.0, 0.3};
+  EXPECT_TRUE(contains(error_of([&] { compare_y_axis("valid_error", ys, style); }), "--y-range: 0 on a logarithmic y axis"));
   // a range no value lies in is refused before gnuplot (which would fail on a one-sided one)
-  axes.log_y = false;
-  axes.y_range = {1e8, std::nullopt};
-  EXPECT_TRUE(contains(error_of([&] { compare_y_axis("valid_error", ys, axes); }),
+  style.log_y = false;
+  style.y_range = {1e8, std::nullopt};
+  EXPECT_TRUE(contains(error_of([&] { compare_y_axis("valid_error", ys, style); }),
                        "--y-range 100000000:: no value of 'valid_error' lies in it (they run from 0.01 to 10000000)"));
   // a reference line off the range is named so in the key
   EXPECT_EQ(off_axis_note(0.5, {0.0, 0.25}), " (above the axis)");
@@ -240,10 +240,24 @@ TEST(Plot, YAxisFollowsTheRange) {
   root.write("a/metrics.jsonl", "{\"iteration\": 1, \"valid_error\": 0.2}\n{\"iteration\": 2, \"valid_error\": 1e7}\n"
                                 "{\"iteration\": 3, \"valid_error\": 0.01}\n");
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  axes.y_range = {0.0, 0.25};
-  axes.references = {{0.0833, "1/12"}, {0.5, "1/2"}};
-  const std::string png = plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", axes);
+  style.y_range = {0.0, 0.25};
+  style.references = {{0.0833, "1/12"}, {0.5, "1/2"}};
+  const std::string png = plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", style);
   EXPECT_GT(fs::file_size(png), 5000u);
+}
+
+TEST(Plot, LabelsAreOnePerRun) {
+  RunDir root;
+  fs::create_directories(root / "a");
+  root.write("a/metrics.jsonl", "{\"iteration\": 1, \"valid_error\": 0.2}\n");
+  CompareStyle style;
+  style.labels = {"seed 1", "seed 2"};
+  const std::string msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", style); });
+  EXPECT_EQ(msg, "plot: 2 --label for 1 --run; give one per run, in the same order");
+  EXPECT_FALSE(fs::exists(root / "c.png"));
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  style.labels = {"beta = 0, seed 1"};
+  EXPECT_GT(fs::file_size(plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", style)), 5000u);
 }
 
 TEST(Plot, MissingGnuplotIsAnError) {
