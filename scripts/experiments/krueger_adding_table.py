@@ -6,10 +6,12 @@ constant predictor (the 95% interval of the test MSE reaches 1/6), the mean test
 with its 95% interval, iterations, CPU seconds and when validation first went below 1/12 (the plateau's end).
 The test MSE is that of the best validation's parameters (eval.txt). Runs scored with EVAL_LAST=1 also have the
 last checkpoint's (eval_last.txt, the parameters at the end of the budget): a second table counts those, over the
-runs that have them (the thesis does not say which of the two it reports).
+runs that have them (the thesis does not say which of the two it reports). For each, the counts are set against
+chance (Fisher's exact test, one-sided) and against the thesis's success rates (binomial).
 Usage: /usr/bin/python3 scripts/experiments/krueger_adding_table.py [ROOT]   (ROOT default runs/krueger_adding_nanrule,
 the script's default; the runs without the NaN rule: runs/krueger_adding, runs/krueger_adding_T100, ..._T200)"""
 import json
+import math
 import os
 import re
 import sys
@@ -72,6 +74,44 @@ if any(r[6] for rs in runs.values() for r in rs):
     for beta, rs in sorted(runs.items()):
         n, below, surely, const, mean = counts([r[6] for r in rs])
         print(f"| {beta:g} | {n} | {below} ({surely}) | {const} | {mean} |")
+
+
+def fisher_greater(a, n0, b, n1):
+    """One-sided Fisher exact p that a of n0 successes beat b of n1 by chance: P(X >= a), X hypergeometric."""
+    k, n = a + b, n0 + n1
+    return sum(math.comb(k, x) * math.comb(n - k, n0 - x) for x in range(a, min(k, n0) + 1)) / math.comb(n, n0)
+
+
+def at_most(k, n, p):
+    """P(at most k successes in n runs of success rate p)."""
+    return sum(math.comb(n, x) * p ** x * (1 - p) ** (n - x) for x in range(k + 1))
+
+
+def statistics(column, what):
+    """How far the counts of `column` (1: the best validation's parameters, 6: the last) are from chance and from
+    the thesis's rates (β = 0 below 1/12 in 4 of 9 runs, β = 1 in 8 of 9), for β = 0 against β = 1."""
+    if T != 400 or 0.0 not in runs or 1.0 not in runs:
+        return
+    plain, stab = counts([r[column] for r in runs[0.0]]), counts([r[column] for r in runs[1.0]])
+    if not plain[0] or not stab[0]:
+        return
+    print(f"\n{what}:")
+    for name, i in (("point estimate", 1), ("whole interval", 2)):
+        a, b = plain[i], stab[i]
+        if a / plain[0] >= b / stab[0]:  # test the direction the rates point in
+            print(f"- below 1/12 by the {name}: β = 0 {a} of {plain[0]}, β = 1 {b} of {stab[0]}; Fisher's exact test, "
+                  f"one-sided (β = 0 more often): p = {fisher_greater(a, plain[0], b, stab[0]):.4f}")
+        else:
+            print(f"- below 1/12 by the {name}: β = 1 {b} of {stab[0]}, β = 0 {a} of {plain[0]}; Fisher's exact test, "
+                  f"one-sided (β = 1 more often, the thesis's direction): p = {fisher_greater(b, stab[0], a, plain[0]):.4f}")
+    print(f"- at the thesis's rates: β = 1 at 8/9 gives at most {stab[1]} of {stab[0]} with probability "
+          f"{at_most(stab[1], stab[0], 8 / 9):.4f}; β = 0 at 4/9 gives at least {plain[1]} of {plain[0]} with "
+          f"probability {1 - at_most(plain[1] - 1, plain[0], 4 / 9) if plain[1] else 1:.4f} (point estimates)")
+
+
+statistics(1, "The best validation's parameters")
+if any(r[6] for rs in runs.values() for r in rs):
+    statistics(6, "The last checkpoint's parameters (the runs that have them)")
 print("\n| β | seed | test MSE [95%] (10,000 fresh sequences) | last checkpoint's test MSE [95%] | iterations | CPU s | validation first below 1/12 |")
 print("|---|---|---|---|---|---|---|")
 for beta, rs in sorted(runs.items()):
