@@ -30,11 +30,13 @@ Run add_plot(CLI::App& app) {
   app.add_option("--metric", *y_key, "compare the runs' metric, e.g. valid_error (with several --run)");
   auto hlines = std::make_shared<std::vector<std::string>>();
   app.add_option("--hline", *hlines,
-                 "with --metric: a dashed reference line at Y, named LABEL in the key (Y or Y=LABEL; repeat for more), "
+                 "with --metric: a grey reference line at Y (dashed, then dotted, ...), named LABEL in the key (Y or Y=LABEL; "
+                 "repeat for more), "
                  "e.g. --hline '0.0833=1/12, short-sighted baseline'");
   auto log_y = std::make_shared<bool>(false);
   app.add_flag("--log-y", *log_y,
-               "with --metric: a log scale on y (by default when the values span two decades and no --y-range is given)");
+               "with --metric: a log scale on y (by default when the values shown, those inside --y-range, span two decades "
+               "and the range does not reach 0)");
   auto y_range = std::make_shared<std::optional<std::string>>();
   app.add_option("--y-range", *y_range,
                  "with --metric: the y axis from LO to HI, either end open (e.g. 0:0.2, :0.2); points outside are clipped");
