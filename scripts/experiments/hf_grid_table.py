@@ -4,12 +4,22 @@ and method, the confirmed success rate over the finished runs (solved/runs) and 
 solved ones; "+k unfinished" counts runs with a checkpoint and no `done` (running, or cut short and waiting to resume); cells not yet run are '-'. The last
 column is what the thesis's Fig. 4.1 shows for the row (the figure has no numbers; seed 000 digest §2.3).
 Finished runs are archived under docs/results/runs/hf_grid/ and read from there when runs/hf_grid no longer
-has them. Usage: python3 scripts/experiments/hf_grid_table.py [runs/hf_grid]"""
-import json, os, re, statistics, sys
+has them. With --png FILE it also draws the grid: one panel per problem, CPU seconds to a confirmed solution
+against T for each method (one marker per run), runs not solved drawn as crosses above the budget line.
+Usage: python3 scripts/experiments/hf_grid_table.py [runs/hf_grid] [--png FILE]"""
+import json, os, re, shutil, statistics, subprocess, sys, tempfile
 
 from runs import ARCHIVE, archive, live_or_archived
 
-root = sys.argv[1] if len(sys.argv) > 1 else "runs/hf_grid"
+args = sys.argv[1:]
+png = None
+if "--png" in args:
+    i = args.index("--png")
+    if i + 1 >= len(args) or not args[i + 1].endswith(".png"):
+        sys.exit("hf_grid_table.py: --png needs a FILE.png")
+    png = args[i + 1]
+    del args[i:i + 2]
+root = args[0] if args else "runs/hf_grid"
 kept = os.path.join(ARCHIVE, "hf_grid")
 cells = {}
 names = set(os.listdir(root) if os.path.isdir(root) else []) | set(os.listdir(kept) if os.path.isdir(kept) else [])
@@ -66,3 +76,61 @@ for p in problems:
                 cell = (cell + " " if cell else "") + f"+{going} unfinished"
             row.append(cell)
         print(f"| {p} | {d} | " + " | ".join(row) + f" | {thesis(p, d)} |")
+
+
+METHODS = (("structural", "HF, structural damping", 7, "#1f77b4"), ("tikhonov", "HF, Tikhonov damping", 5, "#ff7f0e"),
+           ("adam", "Adam at HF's CPU time", 9, "#2ca02c"))
+BUDGET, NOT_SOLVED = 900, 2500  # failed runs are drawn in a band above the budget line
+
+
+def draw(path):
+    """The grid as a PNG: 2 x 4 panels (problems), x = T, y = CPU seconds of each confirmed solution (log
+    scale), a cross in the band above the budget for each run that was not solved (in its budget: 900 CPU s for
+    HF, the structural-damping run's time for Adam)."""
+    if shutil.which("gnuplot") is None:
+        sys.exit("hf_grid_table.py: --png needs gnuplot (scripts/setup.sh installs it)")
+    data, blocks, script = [], {}, []
+    for p in problems:
+        for m, *_ in METHODS:
+            for solved in (True, False):
+                rows = [(Ts.index(T) + (METHODS.index(next(x for x in METHODS if x[0] == m)) - 1) * 0.18,
+                         r[1] if solved else NOT_SOLVED)
+                        for T in Ts for r in cells.get((p, T, m), []) if r[0] == solved]
+                blocks[(p, m, solved)] = len(data)
+                data.append("".join(f"{x} {y}\n" for x, y in rows) or "nan nan\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        dat = os.path.join(tmp, "grid.dat")
+        open(dat, "w").write("\n\n".join(data))
+        out = os.path.join(tmp, "grid.png")
+        script.append("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo noenhanced size 1400,760 "
+                      "font 'sans,10' } else { set terminal png noenhanced size 1400,760 }")
+        script.append(f"set output '{out}'")
+        script.append('set multiplot layout 2,4 title "Fig. 4.1 grid: CPU seconds to a solution confirmed on 10,000 '
+                      'fresh sequences; crosses: not solved in the run\'s budget (HF 900 CPU s, Adam the structural HF '
+                      'run\'s time)" font ",12"')
+        script.append("set logscale y; set yrange [0.5:6000]; set xrange [-0.6:3.6]; set grid ytics")
+        script.append("set xtics (" + ", ".join(f"'{T}' {i}" for i, T in enumerate(Ts)) + ")")
+        script.append("set ytics ('1' 1, '10' 10, '100' 100, '900' 900, 'not solved' 2500)")
+        script.append("set xlabel 'T'; set ylabel 'CPU s'; set key off")
+        for k, p in enumerate(problems):
+            script.append(f"set title '{p}'")
+            if k == len(problems) - 1:  # one key, in the last panel
+                script.append("set key bottom right font ',8' samplen 1")
+            plots = [f"{BUDGET} with lines dt 2 lc rgb 'gray50' notitle"]
+            for m, label, pt, colour in METHODS:
+                plots.append(f"'{dat}' index {blocks[(p, m, True)]} using 1:2 with points pt {pt} ps 1.3 "
+                             f'lc rgb "{colour}" title "{label}"')
+                plots.append(f"'{dat}' index {blocks[(p, m, False)]} using 1:2 with points pt 2 ps 1.3 lw 2 "
+                             f"lc rgb '{colour}' notitle")
+            script.append("plot " + ", ".join(plots))
+        script.append("unset multiplot")
+        done = subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True, capture_output=True)
+        if done.returncode != 0 or not os.path.exists(out):
+            sys.exit(f"hf_grid_table.py: gnuplot failed: {done.stderr.strip()[-300:]}")
+        shutil.move(out, path + ".tmp")
+        os.replace(path + ".tmp", path)  # whole or not at all
+    print(f"\n{path}")
+
+
+if png:
+    draw(png)
