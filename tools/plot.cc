@@ -665,7 +665,7 @@ CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>&
   for (double y : values)
     if (inside(y, range)) shown.y.push_back(y);
   if (ranged && shown.y.empty())
-    throw Error(fmt::format("--y-range {}:{}: no value of '{}' lies in it (they run from {} to {})",
+    throw Error(fmt::format("--y-range '{}:{}': no value of '{}' lies in it (they run from {} to {})",
                             range.lo ? fmt::format("{}", *range.lo) : "", range.hi ? fmt::format("{}", *range.hi) : "", y_key,
                             *std::min_element(values.begin(), values.end()), *std::max_element(values.begin(), values.end())));
   const bool range_reaches_zero = range.lo && !(*range.lo > 0);
@@ -694,6 +694,8 @@ std::string plot_compare(const std::vector<std::string>& run_dirs, const std::st
                          const std::string& out_png, const CompareStyle& style) {
   if (run_dirs.empty()) throw Error("plot: no runs to compare");
   if (out_png.empty()) throw Error("plot: comparing runs needs an output file (-o FILE.png)");
+  for (const std::string& label : style.labels)
+    if (label.empty()) throw Error("plot: --label is empty; a run needs a name in the key");
   if (!style.labels.empty() && style.labels.size() != run_dirs.size())
     throw Error(fmt::format("plot: {} --label for {} --run; give one per run, in the same order", style.labels.size(),
                             run_dirs.size()));

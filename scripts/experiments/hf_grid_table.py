@@ -7,18 +7,23 @@ Finished runs are archived under docs/results/runs/hf_grid/ and read from there 
 has them. With --png FILE it also draws the grid: one panel per problem, CPU seconds to a confirmed solution
 against T for each method (one marker per run), runs not solved drawn as crosses above the budget line.
 Usage: python3 scripts/experiments/hf_grid_table.py [runs/hf_grid] [--png FILE]"""
-import json, os, re, shutil, statistics, subprocess, sys, tempfile
+import json, math, os, re, shutil, statistics, subprocess, sys, tempfile
 
 from runs import ARCHIVE, archive, live_or_archived
 
 args = sys.argv[1:]
 png = None
-if "--png" in args:
-    i = args.index("--png")
-    if i + 1 >= len(args) or not args[i + 1].endswith(".png"):
-        sys.exit("hf_grid_table.py: --png needs a FILE.png")
-    png = args[i + 1]
-    del args[i:i + 2]
+for i, a in enumerate(args):
+    if a == "--png" or a.startswith("--png="):
+        png = a[len("--png="):] if "=" in a else (args[i + 1] if i + 1 < len(args) else "")
+        del args[i:i + (1 if "=" in a else 2)]
+        if not png.endswith(".png"):
+            sys.exit("hf_grid_table.py: --png needs a FILE.png")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(png))):
+            sys.exit(f"hf_grid_table.py: --png {png}: its directory does not exist")
+        break
+if len(args) > 1 or (args and args[0].startswith("-")):
+    sys.exit("usage: python3 scripts/experiments/hf_grid_table.py [runs/hf_grid] [--png FILE.png]")
 root = args[0] if args else "runs/hf_grid"
 kept = os.path.join(ARCHIVE, "hf_grid")
 cells = {}
@@ -46,6 +51,8 @@ MEMORIZATION = {"memorization5", "memorization20"}
 found = {k[0] for k in cells} | {k[0] for k in running}
 problems = [p for p in ORDER if p in found] + sorted(found - set(ORDER))
 Ts = [30, 50, 100, 200]
+for T in sorted(({k[1] for k in cells} | {k[1] for k in running}) - set(Ts)):
+    print(f"hf_grid_table.py: runs at T = {T} are not in the grid's T = {Ts}: left out", file=sys.stderr)
 
 
 def thesis(problem, method):
@@ -89,23 +96,27 @@ def draw(path):
     HF, the structural-damping run's time for Adam)."""
     if shutil.which("gnuplot") is None:
         sys.exit("hf_grid_table.py: --png needs gnuplot (scripts/setup.sh installs it)")
+    if not problems:
+        sys.exit("hf_grid_table.py: no finished runs to draw")
     data, blocks, script = [], {}, []
     for p in problems:
-        for m, *_ in METHODS:
+        for k, (m, *_) in enumerate(METHODS):
             for solved in (True, False):
-                rows = [(Ts.index(T) + (METHODS.index(next(x for x in METHODS if x[0] == m)) - 1) * 0.18,
-                         r[1] if solved else NOT_SOLVED)
+                rows = [(Ts.index(T) + (k - 1) * 0.18, r[1] if solved else NOT_SOLVED)  # methods side by side
                         for T in Ts for r in cells.get((p, T, m), []) if r[0] == solved]
                 blocks[(p, m, solved)] = len(data)
                 data.append("".join(f"{x} {y}\n" for x, y in rows) or "nan nan\n")
     with tempfile.TemporaryDirectory() as tmp:
         dat = os.path.join(tmp, "grid.dat")
-        open(dat, "w").write("\n\n".join(data))
+        with open(dat, "w") as f:
+            f.write("\n\n".join(data))
         out = os.path.join(tmp, "grid.png")
-        script.append("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo noenhanced size 1400,760 "
-                      "font 'sans,10' } else { set terminal png noenhanced size 1400,760 }")
+        rows = math.ceil(len(problems) / 4)
+        size = f"1400,{60 + 350 * rows}"
+        script.append(f"if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{ set terminal pngcairo noenhanced size {size} "
+                      f"font 'sans,10' }} else {{ set terminal png noenhanced size {size} }}")
         script.append(f"set output '{out}'")
-        script.append('set multiplot layout 2,4 title "Fig. 4.1 grid: CPU seconds to a solution confirmed on 10,000 '
+        script.append(f'set multiplot layout {rows},4 title "Fig. 4.1 grid: CPU seconds to a solution confirmed on 10,000 '
                       'fresh sequences; crosses: not solved in the run\'s budget (HF 900 CPU s, Adam the structural HF '
                       'run\'s time)" font ",12"')
         script.append("set logscale y; set yrange [0.5:6000]; set xrange [-0.6:3.6]; set grid ytics")

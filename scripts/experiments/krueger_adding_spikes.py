@@ -23,7 +23,12 @@ def spikes(path):
     sides = [[0, 0, 0.0], [0, 0, 0.0]]
     with open(path) as f:
         for line in f:
-            r = json.loads(line)
+            try:  # a run still training may be writing its last line
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(r.get("iteration"), int):
+                continue
             v = r.get("valid_error")
             if exit_at is None and isinstance(v, (int, float)) and v < EXIT_MSE:
                 exit_at = r["iteration"]

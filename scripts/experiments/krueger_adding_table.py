@@ -7,7 +7,7 @@ with its 95% interval, iterations, CPU seconds and when validation first went be
 The test MSE is that of the best validation's parameters (eval.txt). Runs scored with EVAL_LAST=1 also have the
 last checkpoint's (eval_last.txt, the parameters at the end of the budget): a second table counts those, over the
 runs that have them (the thesis does not say which of the two it reports). For each, the counts are set against
-chance (Fisher's exact test, one-sided) and against the thesis's success rates (binomial).
+chance (Fisher's exact test, two-sided) and against the thesis's success rates (binomial).
 Usage: /usr/bin/python3 scripts/experiments/krueger_adding_table.py [ROOT]   (ROOT default runs/krueger_adding_nanrule,
 the script's default; the runs without the NaN rule: runs/krueger_adding, runs/krueger_adding_T100, ..._T200)"""
 import json
@@ -76,10 +76,12 @@ if any(r[6] for rs in runs.values() for r in rs):
         print(f"| {beta:g} | {n} | {below} ({surely}) | {const} | {mean} |")
 
 
-def fisher_greater(a, n0, b, n1):
-    """One-sided Fisher exact p that a of n0 successes beat b of n1 by chance: P(X >= a), X hypergeometric."""
+def fisher_two_sided(a, n0, b, n1):
+    """Two-sided Fisher exact p for a of n0 successes against b of n1: the probability, with the margins fixed, of a
+    table no more likely than this one (the direction is not chosen after seeing the data)."""
     k, n = a + b, n0 + n1
-    return sum(math.comb(k, x) * math.comb(n - k, n0 - x) for x in range(a, min(k, n0) + 1)) / math.comb(n, n0)
+    pmf = {x: math.comb(k, x) * math.comb(n - k, n0 - x) / math.comb(n, n0) for x in range(max(0, k - n1), min(k, n0) + 1)}
+    return min(1.0, sum(p for p in pmf.values() if p <= pmf[a] * (1 + 1e-9)))
 
 
 def at_most(k, n, p):
@@ -98,12 +100,11 @@ def statistics(column, what):
     print(f"\n{what}:")
     for name, i in (("point estimate", 1), ("whole interval", 2)):
         a, b = plain[i], stab[i]
-        if a / plain[0] >= b / stab[0]:  # test the direction the rates point in
-            print(f"- below 1/12 by the {name}: β = 0 {a} of {plain[0]}, β = 1 {b} of {stab[0]}; Fisher's exact test, "
-                  f"one-sided (β = 0 more often): p = {fisher_greater(a, plain[0], b, stab[0]):.4f}")
+        line = f"- below 1/12 by the {name}: β = 0 {a} of {plain[0]}, β = 1 {b} of {stab[0]}"
+        if a / plain[0] == b / stab[0]:
+            print(line + " (the same rate: nothing to test)")
         else:
-            print(f"- below 1/12 by the {name}: β = 1 {b} of {stab[0]}, β = 0 {a} of {plain[0]}; Fisher's exact test, "
-                  f"one-sided (β = 1 more often, the thesis's direction): p = {fisher_greater(b, stab[0], a, plain[0]):.4f}")
+            print(line + f"; Fisher's exact test, two-sided: p = {fisher_two_sided(a, plain[0], b, stab[0]):.4f}")
     print(f"- at the thesis's rates: β = 1 at 8/9 gives at most {stab[1]} of {stab[0]} with probability "
           f"{at_most(stab[1], stab[0], 8 / 9):.4f}; β = 0 at 4/9 gives at least {plain[1]} of {plain[0]} with "
           f"probability {1 - at_most(plain[1] - 1, plain[0], 4 / 9) if plain[1] else 1:.4f} (point estimates)")

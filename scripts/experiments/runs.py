@@ -60,7 +60,8 @@ def state(out):
 
 def interval(out, measure, name="eval.txt"):
     """(value, low, high) from the line of OUT/NAME (eval.txt, or eval_last.txt: the last checkpoint's parameters)
-    that starts with MEASURE and carries a 95% interval; None when there is no such line or file."""
+    that starts with MEASURE and carries a 95% interval; None when there is no such line, or no eval_last.txt (a run
+    scored without EVAL_LAST=1). A missing eval.txt raises: a finished run is always scored."""
     path = os.path.join(out, name)
     if name != "eval.txt" and not os.path.exists(path):
         return None

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Plotting someone else's run is safe: metric keys, run directory names, -o values and config.json's
-# model, task and optimizer names with newlines,
+# Plotting someone else's run is safe: metric keys, run directory names, -o values, config.json's
+# model, task and optimizer names, and --label and --hline text with newlines,
 # '!' (gnuplot's shell escape), backquotes and quotes never run a command. Each case either draws its
 # PNG or fails with one error line; no marker file appears.
 # Usage: plot_injection.sh path/to/tapegrad
@@ -67,5 +67,9 @@ json.dump(c, open(path, "w"))
 PYEOF
 check config_names "$TG" plot --run cfg
 check "compare config_names" "$TG" plot --run cfg --run base --metric valid_error -o "$work/cmp.png"
+# 5. hostile --label and --hline text (named in the key)
+check labels "$TG" plot --run base --run base --metric loss -o "$work/lab.png" \
+  --label $'a\n!touch '"$(marker lab)"$'\n' --label "b'\"\\\`touch $(marker labbq)\`" \
+  --hline "0.1=h'"$'\n!touch '"$(marker hl)"$'\n\'' --hline '0.2=`touch '"$(marker hlbq)"'`'
 [ "$fail" -eq 0 ] && echo "PASS: no command ran from hostile keys, directory names or output paths"
 exit "$fail"

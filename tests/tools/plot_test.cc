@@ -230,7 +230,7 @@ TEST(Plot, YAxisFollowsTheRange) {
   style.log_y = false;
   style.y_range = {1e8, std::nullopt};
   EXPECT_TRUE(contains(error_of([&] { compare_y_axis("valid_error", ys, style); }),
-                       "--y-range 100000000:: no value of 'valid_error' lies in it (they run from 0.01 to 10000000)"));
+                       "--y-range '100000000:': no value of 'valid_error' lies in it (they run from 0.01 to 10000000)"));
   // a reference line off the range is named so in the key
   EXPECT_EQ(off_axis_note(0.5, {0.0, 0.25}), " (above the axis)");
   EXPECT_EQ(off_axis_note(-1, {0.0, std::nullopt}), " (below the axis)");
@@ -254,6 +254,9 @@ TEST(Plot, LabelsAreOnePerRun) {
   style.labels = {"seed 1", "seed 2"};
   const std::string msg = error_of([&] { plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", style); });
   EXPECT_EQ(msg, "plot: 2 --label for 1 --run; give one per run, in the same order");
+  style.labels = {""};
+  EXPECT_TRUE(contains(error_of([&] { plot_compare({root / "a"}, "valid_error", "iteration", root / "c.png", style); }),
+                       "--label is empty"));
   EXPECT_FALSE(fs::exists(root / "c.png"));
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
   style.labels = {"beta = 0, seed 1"};
