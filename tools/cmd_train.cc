@@ -256,11 +256,13 @@ Run add_eval(CLI::App& app) {
                               "be ignored)",
                               *task));
     LoadedRun r = load_run(*dir, "eval", *last ? WhichParams::last : WhichParams::best_if_any);
-    if (r.params_file != *dir + "/checkpoint.npz")
+    // which parameters, always: a score means little without them (the last checkpoint need not be the run's end)
+    if (r.best)
       fmt::print("parameters of the best validation: {} (iteration {}; --last for the last checkpoint's)\n",
                  r.params_file, r.iteration);
-    else if (*last)  // which iteration's parameters: the last checkpoint need not be the run's end
-      fmt::print("parameters of the last checkpoint: {} (iteration {})\n", r.params_file, r.iteration);
+    else
+      fmt::print("parameters of the last checkpoint: {} (iteration {}{})\n", r.params_file, r.iteration,
+                 *last ? "" : "; the run kept no best validation's");
     if (r.run.network) return eval_images(r, *dir, *data, *task, n_option->count() ? *count : 0);
     const RunConfig& cfg = r.run.cfg;
     std::unique_ptr<tasks::Dataset> owned;

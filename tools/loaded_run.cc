@@ -48,6 +48,7 @@ LoadedRun load_run(const std::string& dir, const std::string& who, WhichParams w
   const std::string best_path = dir + "/best.npz";
   if (which == WhichParams::best_if_any && ::lstat(best_path.c_str(), &st) == 0) {
     r.params_file = best_path;
+    r.best = true;
     // both with today's defaults: an option added since the run was made is not a difference
     const RunConfig best = with_current_defaults(run_config_from_json(read_checkpoint_config(best_path), best_path));
     if (auto d = first_difference(run_identity(best), run_identity(r.run.cfg), "in best.npz", "in the checkpoint"))

@@ -13,6 +13,7 @@ struct LoadedRun {
   ParamVec theta;
   std::string params_file;  // the file θ came from
   int64_t iteration = 0;    // the iteration θ is from
+  bool best = false;        // θ is the best validation's (DIR/best.npz), not the last checkpoint's
 };
 enum class WhichParams { last, best_if_any };
 // The checkpoint holds the config its parameters were trained with; config.json is a readable copy.

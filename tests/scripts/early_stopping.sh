@@ -34,6 +34,12 @@ grep -q "parameters of the best validation: .*best.npz (iteration 2" "$work/eval
 grep -q "best validation" "$work/eval_last" && fail "eval --last read best.npz"
 grep -q "parameters of the last checkpoint: .*checkpoint.npz (iteration [0-9]" "$work/eval_last" ||
   fail "eval --last does not say which parameters it scored: $(cat "$work/eval_last")"
+# a run without early stopping keeps no best.npz: eval says it scored the last checkpoint
+"$TG" train "${small[@]}" --optimizer sgd --set eval_every=2 --steps 4 --out "$work/plain" >/dev/null 2>&1 ||
+  fail "plain run: exit $?"
+"$TG" eval --run "$work/plain" -n 50 >"$work/eval_plain" 2>&1 || fail "eval of a plain run: $(cat "$work/eval_plain")"
+grep -q "parameters of the last checkpoint: .*checkpoint.npz (iteration 4; the run kept no best validation's)" \
+  "$work/eval_plain" || fail "eval of a run without best.npz does not say what it scored: $(cat "$work/eval_plain")"
 "$TG" train --resume --steps 200 --out "$work/flat" >"$work/again.out" 2>"$work/again.err" ||
   fail "resume of a stopped run: exit $?: $(cat "$work/again.err")"
 grep -q "early stopping had ended the run" "$work/again.err" || fail "resume trained on: $(cat "$work/again.err")"
