@@ -654,6 +654,8 @@ YRange parse_y_range(const std::string& text) {
 
 namespace {
 bool inside(double y, const YRange& r) { return (!r.lo || y >= *r.lo) && (!r.hi || y <= *r.hi); }
+// One end of a range as text, `open` when it is not given.
+std::string end_text(const std::optional<double>& end, const char* open) { return end ? fmt::format("{}", *end) : open; }
 }  // namespace
 
 CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>& values, const CompareStyle& style) {
@@ -666,7 +668,7 @@ CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>&
     if (inside(y, range)) shown.y.push_back(y);
   if (ranged && shown.y.empty())
     throw Error(fmt::format("--y-range '{}:{}': no value of '{}' lies in it (they run from {} to {})",
-                            range.lo ? fmt::format("{}", *range.lo) : "", range.hi ? fmt::format("{}", *range.hi) : "", y_key,
+                            end_text(range.lo, ""), end_text(range.hi, ""), y_key,
                             *std::min_element(values.begin(), values.end()), *std::max_element(values.begin(), values.end())));
   const bool range_reaches_zero = range.lo && !(*range.lo > 0);
   CompareYAxis axis;
@@ -679,8 +681,7 @@ CompareYAxis compare_y_axis(const std::string& y_key, const std::vector<double>&
       throw Error(fmt::format("--y-range: {} on a logarithmic y axis (--log-y); its ends must be > 0", *end));
   if (axis.log) axis.gnuplot += "set logscale y\n";
   if (ranged)  // "*" leaves an end to autoscale; "clip two" still draws a segment whose both ends are outside
-    axis.gnuplot += fmt::format("set yrange [{}:{}]\nset clip two\n", range.lo ? fmt::format("{}", *range.lo) : "*",
-                                range.hi ? fmt::format("{}", *range.hi) : "*");
+    axis.gnuplot += fmt::format("set yrange [{}:{}]\nset clip two\n", end_text(range.lo, "*"), end_text(range.hi, "*"));
   return axis;
 }
 

@@ -37,6 +37,15 @@ train_lane() {
   touch "$out/done"
 }
 
+# score_once FILE ARGS... writes `tapegrad eval ARGS` into FILE unless it is there, whole or not at all.
+score_once() {
+  local file=$1
+  shift
+  [ -f "$file" ] && return 0
+  "$TG" eval "$@" < /dev/null > "$file.tmp"
+  mv "$file.tmp" "$file"
+}
+
 # eval_lane OUT MEASURE ARGS... scores a finished run once, `tapegrad eval --run OUT ARGS` into OUT/eval.txt (and
 # with EVAL_LAST=1 the last checkpoint's parameters into OUT/eval_last.txt)
 # (whole or not at all: a failed eval leaves no file to trust), and prints OUT with the eval's first line
@@ -49,15 +58,11 @@ eval_lane() {
     return 0
   fi
   [ -f "$out/done" ] || return 0
-  if [ ! -f "$out/eval.txt" ]; then
-    "$TG" eval --run "$out" "$@" < /dev/null > "$out/eval.txt.tmp"
-    mv "$out/eval.txt.tmp" "$out/eval.txt"
-  fi
-  # EVAL_LAST=1: the last checkpoint's parameters too, into OUT/eval_last.txt (eval.txt scores the best
-  # validation's when the run kept them; a run can have learnt more after its last validation)
-  if [ "${EVAL_LAST:-0}" = 1 ] && [ -f "$out/checkpoint.npz" ] && [ ! -f "$out/eval_last.txt" ]; then
-    "$TG" eval --run "$out" --last "$@" < /dev/null > "$out/eval_last.txt.tmp"
-    mv "$out/eval_last.txt.tmp" "$out/eval_last.txt"
+  score_once "$out/eval.txt" --run "$out" "$@"
+  # EVAL_LAST=1: the last checkpoint's parameters too (eval.txt scores the best validation's when the run kept
+  # them; a run can have learnt more after its last validation)
+  if [ "${EVAL_LAST:-0}" = 1 ] && [ -f "$out/checkpoint.npz" ]; then
+    score_once "$out/eval_last.txt" --run "$out" --last "$@"
   fi
   /usr/bin/python3 scripts/experiments/runs.py archive "$out"  # runs/GROUP only: kept for later sessions
   echo "$out: $(grep -E "^$measure " "$out/eval.txt" | head -n 1)"
