@@ -76,6 +76,17 @@ if any(r[6] for rs in runs.values() for r in rs):
         print(f"| {beta:g} | {n} | {below} ({surely}) | {const} | {mean} |")
 
 
+def prob_text(p):
+    """A probability to four places, or "< 0.0001" where four places would print zero."""
+    return "< 0.0001" if p < 5e-5 else f"{p:.4f}"
+
+
+def p_value_text(p):
+    """"p = 0.0014", or "p < 0.0001"."""
+    text = prob_text(p)
+    return "p " + text if text.startswith("<") else "p = " + text
+
+
 def fisher_two_sided(a, n0, b, n1):
     """Two-sided Fisher exact p for a of n0 successes against b of n1: the probability, with the margins fixed, of a
     table no more likely than this one (the direction is not chosen after seeing the data)."""
@@ -104,10 +115,10 @@ def statistics(column, what):
         if a / plain[0] == b / stab[0]:
             print(line + " (the same rate: nothing to test)")
         else:
-            print(line + f"; Fisher's exact test, two-sided: p = {fisher_two_sided(a, plain[0], b, stab[0]):.4f}")
+            print(line + f"; Fisher's exact test, two-sided: {p_value_text(fisher_two_sided(a, plain[0], b, stab[0]))}")
     print(f"- at the thesis's rates: β = 1 at 8/9 gives at most {stab[1]} of {stab[0]} with probability "
-          f"{at_most(stab[1], stab[0], 8 / 9):.4f}; β = 0 at 4/9 gives at least {plain[1]} of {plain[0]} with "
-          f"probability {1 - at_most(plain[1] - 1, plain[0], 4 / 9) if plain[1] else 1:.4f} (point estimates)")
+          f"{prob_text(at_most(stab[1], stab[0], 8 / 9))}; β = 0 at 4/9 gives at least {plain[1]} of {plain[0]} with "
+          f"probability {prob_text(1 - at_most(plain[1] - 1, plain[0], 4 / 9) if plain[1] else 1)} (point estimates)")
 
 
 statistics(1, "The best validation's parameters")
