@@ -9,38 +9,5 @@
 # s (default 3600: an iteration costs about 5 times the grid's) or 2,000 iterations.
 # Runs: $ROOT/<problem>_T<T>_batch10k_s<seed>, resumable (lane.sh); CELLS default "temporal_order2:200"
 # (problem:T), SEEDS default 1.   ROOT default runs/hf_grid_probe   TG the tapegrad binary   PRINT=1 commands
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-TG=${TG:-./build/tools/tapegrad}
-export OPENBLAS_NUM_THREADS=1
-source scripts/experiments/lane.sh
-ROOT=${ROOT:-runs/hf_grid_probe}
-CELLS=${CELLS:-temporal_order2:200}
-SEEDS=${SEEDS:-1}
-BUDGET=${BUDGET:-3600}
-task_of() {  # as hf_grid.sh
-  case $1 in
-    temporal_order2) echo 'temporal_order {"bits":2}' ;; temporal_order3) echo 'temporal_order {"bits":3}' ;;
-    memorization5) echo 'memorization {"bits":5}' ;;     memorization20) echo 'memorization {"bits":20}' ;;
-    *) echo "$1 {}" ;;
-  esac
-}
-[ "${PRINT:-0}" = 1 ] || mkdir -p "$ROOT"
-for cell in $CELLS; do
-  problem=${cell%%:*}
-  T=${cell##*:}
-  for seed in $SEEDS; do
-    out=$ROOT/${problem}_T${T}_batch10k_s$seed
-    read -r task options <<< "$(task_of "$problem")"
-    task_options=$(echo "$options" | sed "s/}$/,\"T\":$T}/; s/{,/{/")
-    args=(--model rnn --task "$task" --optimizer hf --seed "$seed" --steps 2000 --cpu-budget "$BUDGET" --quiet
-          --set model_options.hidden=100 --set batch=10000 --set curvature_batch=1000
-          --set optimizer_options.max_cg=100 --set eval_every=5 --set eval_batch=2000 --set checkpoint_every=5
-          --set stop_on_success=true --set "task_options=$task_options")
-    if [ "${PRINT:-0}" = 1 ]; then
-      echo "tapegrad train ${args[*]} --out $out"
-      continue
-    fi
-    train_lane "$out" "${args[@]}"
-  done
-done
+# The runs themselves: hf_grid_probe.sh.
+VARIANT=batch10k CELLS=${CELLS:-temporal_order2:200} BUDGET=${BUDGET:-3600} exec bash "$(dirname "$0")/hf_grid_probe.sh"

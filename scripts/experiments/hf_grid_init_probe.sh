@@ -12,41 +12,7 @@
 # docs/optimizers.md), for runs where HF gave up with λ past 1e25; those runs are named ..._sparse_restart_s<seed>.
 # Runs: $ROOT/<problem>_T<T>_sparse_s<seed>, resumable (lane.sh); CELLS default "xor:50 memorization20:50"
 # (problem:T), SEEDS default 1.   ROOT default runs/hf_grid_probe   TG the tapegrad binary   PRINT=1 commands
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-TG=${TG:-./build/tools/tapegrad}
-export OPENBLAS_NUM_THREADS=1
-source scripts/experiments/lane.sh
-ROOT=${ROOT:-runs/hf_grid_probe}
-CELLS=${CELLS:-xor:50 memorization20:50}
-SEEDS=${SEEDS:-1}
-BUDGET=${BUDGET:-900}
-task_of() {  # as hf_grid.sh
-  case $1 in
-    temporal_order2) echo 'temporal_order {"bits":2}' ;; temporal_order3) echo 'temporal_order {"bits":3}' ;;
-    memorization5) echo 'memorization {"bits":5}' ;;     memorization20) echo 'memorization {"bits":20}' ;;
-    *) echo "$1 {}" ;;
-  esac
-}
-[ "${PRINT:-0}" = 1 ] || mkdir -p "$ROOT"
-for cell in $CELLS; do
-  problem=${cell%%:*}
-  T=${cell##*:}
-  for seed in $SEEDS; do
-    variant=sparse; [ "${RESTART:-0}" = 1 ] && variant=sparse_restart
-    out=$ROOT/${problem}_T${T}_${variant}_s$seed
-    read -r task options <<< "$(task_of "$problem")"
-    task_options=$(echo "$options" | sed "s/}$/,\"T\":$T}/; s/{,/{/")
-    args=(--model rnn --task "$task" --optimizer hf --seed "$seed" --steps 2000 --cpu-budget "$BUDGET" --quiet
-          --set model_options.hidden=100 --set model_options.init=sparse --set model_options.init_scale=0.2582
-          --set model_options.input_scale=3.873 --set model_options.bias_scale=0.2582
-          --set batch=1000 --set curvature_batch=200 --set optimizer_options.max_cg=100 --set eval_every=5
-          --set eval_batch=2000 --set checkpoint_every=5 --set stop_on_success=true --set "task_options=$task_options")
-    [ "$variant" = sparse_restart ] && args+=(--set optimizer_options.cg_restart_if_stuck=true)
-    if [ "${PRINT:-0}" = 1 ]; then
-      echo "tapegrad train ${args[*]} --out $out"
-      continue
-    fi
-    train_lane "$out" "${args[@]}"
-  done
-done
+# The runs themselves: hf_grid_probe.sh.
+variant=sparse; [ "${RESTART:-0}" = 1 ] && variant=sparse_restart
+VARIANT=$variant CELLS=${CELLS:-xor:50 memorization20:50} BUDGET=${BUDGET:-900} \
+  exec bash "$(dirname "$0")/hf_grid_probe.sh"
