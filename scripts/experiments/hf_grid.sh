@@ -15,6 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/experiments/lane.sh  # train_lane; archived, archive_of: runs finished in an earlier session
+source scripts/experiments/hf_grid_tasks.sh  # grid_task
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
 SEEDS=${SEEDS:-3}
@@ -25,14 +26,6 @@ METHODS=${METHODS:-"structural tikhonov adam"}
 for method in $METHODS; do
   case $method in structural|tikhonov|adam) ;; *) echo "hf_grid.sh: unknown method '$method' (structural tikhonov adam)" >&2; exit 2 ;; esac
 done
-# A problem's task and options (the bits of temporal order and memorization).
-task_of() {
-  case $1 in
-    temporal_order2) echo 'temporal_order {"bits":2}' ;; temporal_order3) echo 'temporal_order {"bits":3}' ;;
-    memorization5) echo 'memorization {"bits":5}' ;;     memorization20) echo 'memorization {"bits":20}' ;;
-    *) echo "$1 {}" ;;
-  esac
-}
 for T in $TS; do
   for problem in $PROBLEMS; do
     for damping in $METHODS; do
@@ -40,8 +33,7 @@ for T in $TS; do
         out=runs/hf_grid/${problem}_T${T}_${damping}_s$seed
         [ -f "$out/done" ] && continue
         archived "$out" && continue  # archived by hf_grid_table.py
-        read -r task options <<< "$(task_of "$problem")"
-        task_options=$(echo "$options" | sed "s/}$/,\"T\":$T}/; s/{,/{/")
+        read -r task task_options <<< "$(grid_task "$problem" "$T")"
         if [ "$damping" = adam ]; then
           hf_run=runs/hf_grid/${problem}_T${T}_structural_s$seed
           [ -f "$hf_run/done" ] || hf_run=$(archive_of "$hf_run")

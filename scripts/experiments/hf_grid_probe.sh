@@ -12,6 +12,7 @@ cd "$(dirname "$0")/../.."
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
 source scripts/experiments/lane.sh
+source scripts/experiments/hf_grid_tasks.sh  # grid_task: the grid's cells
 ROOT=${ROOT:-runs/hf_grid_probe}
 SEEDS=${SEEDS:-1}
 for name in VARIANT CELLS BUDGET; do
@@ -26,21 +27,13 @@ case $VARIANT in
 esac
 last=()
 [ "$VARIANT" = sparse_restart ] && last=(--set optimizer_options.cg_restart_if_stuck=true)
-task_of() {  # as hf_grid.sh
-  case $1 in
-    temporal_order2) echo 'temporal_order {"bits":2}' ;; temporal_order3) echo 'temporal_order {"bits":3}' ;;
-    memorization5) echo 'memorization {"bits":5}' ;;     memorization20) echo 'memorization {"bits":20}' ;;
-    *) echo "$1 {}" ;;
-  esac
-}
 [ "${PRINT:-0}" = 1 ] || mkdir -p "$ROOT"
 for cell in $CELLS; do
   problem=${cell%%:*}
   T=${cell##*:}
   for seed in $SEEDS; do
     out=$ROOT/${problem}_T${T}_${VARIANT}_s$seed
-    read -r task options <<< "$(task_of "$problem")"
-    task_options=$(echo "$options" | sed "s/}$/,\"T\":$T}/; s/{,/{/")
+    read -r task task_options <<< "$(grid_task "$problem" "$T")"
     args=(--model rnn --task "$task" --optimizer hf --seed "$seed" --steps 2000 --cpu-budget "$BUDGET" --quiet
           --set model_options.hidden=100 "${changed[@]}"
           --set optimizer_options.max_cg=100 --set eval_every=5 --set eval_batch=2000 --set checkpoint_every=5
