@@ -9,7 +9,7 @@ against T for each method (one marker per run), runs not solved drawn as crosses
 Usage: python3 scripts/experiments/hf_grid_table.py [runs/hf_grid] [--png FILE]"""
 import json, math, os, re, shutil, statistics, subprocess, sys, tempfile
 
-from runs import ARCHIVE, archive, live_or_archived, unpark_done
+from runs import ARCHIVE, archive, live_or_archived
 
 args = sys.argv[1:]
 png = None
@@ -40,8 +40,7 @@ for name in sorted(names):
             running[key] = running.get(key, 0) + 1
         continue
     if not run.startswith(ARCHIVE):
-        archive(run, "hf_grid")  # a finished run, kept for a later session's table (scripts/experiments/runs.py)
-        unpark_done(run)  # its park, if it was restored from one, is stale from now on
+        archive(run, "hf_grid")  # a finished run, kept for a later session's table; drops its stale park (runs.py)
     line = open(os.path.join(run, "summary.txt")).read().strip()
     s = json.loads(line.split(" ", 1)[1])
     key = (m.group(1), int(m.group(2)), m.group(3))

@@ -125,18 +125,21 @@ def thinned_metrics(out):
 def archive(out, group, extra=None):
     """Copies a finished run's config.json, summary.txt, eval.txt and eval_last.txt (those it has), and the metrics records that
     carry a validation measure plus the last one, to docs/results/runs/GROUP/<name>/: a few kB that
-    `tapegrad plot --run` and the table scripts read like the run itself, and EXTRA's {file name: text}. Returns that directory, or None
-    when OUT has not finished (an unfinished run is never archived, so an archive is always a whole run)."""
-    dest = archived_path(out, group)
-    if dest is None or not os.path.exists(os.path.join(out, "done")):
+    `tapegrad plot --run` and the table scripts read like the run itself, and EXTRA's {file name: text}; then removes OUT's park, stale
+    from then on (a scratch tree's too, though its runs are not archived). Returns that directory, or None when OUT lies outside the
+    repository's runs/ or has not finished (an unfinished run is never archived, so an archive is always a whole run)."""
+    if not os.path.exists(os.path.join(out, "done")):
         return None
-    for name in ("config.json", "summary.txt", "eval.txt", "eval_last.txt"):
-        if os.path.exists(os.path.join(out, name)):
-            write_atomic(os.path.join(dest, name), open(os.path.join(out, name)).read())
-    write_atomic(os.path.join(dest, "metrics.jsonl"), thinned_metrics(out))
-    for name, text in (extra or {}).items():  # facts the table reads from files not archived (a checkpoint)
-        write_atomic(os.path.join(dest, name), text)
-    write_atomic(os.path.join(dest, "done"), "")
+    dest = archived_path(out, group)
+    if dest is not None:
+        for name in ("config.json", "summary.txt", "eval.txt", "eval_last.txt"):
+            if os.path.exists(os.path.join(out, name)):
+                write_atomic(os.path.join(dest, name), open(os.path.join(out, name)).read())
+        write_atomic(os.path.join(dest, "metrics.jsonl"), thinned_metrics(out))
+        for name, text in (extra or {}).items():  # facts the table reads from files not archived (a checkpoint)
+            write_atomic(os.path.join(dest, name), text)
+        write_atomic(os.path.join(dest, "done"), "")
+    unpark_done(out)
     return dest
 
 
@@ -223,7 +226,6 @@ if __name__ == "__main__":  # archive: what lane.sh's eval_lane calls once it ha
     if verb == "archive" and len(paths) == 1:
         out = paths[0]
         archive(out, os.path.basename(os.path.dirname(os.path.abspath(os.path.normpath(out)))))
-        unpark_done(out)
     elif verb == "unpark" and len(paths) == 1:
         if unpark(paths[0]):
             print(f"{shown(paths[0])}: restored from {shown(parked_path(paths[0]))}", file=sys.stderr)

@@ -66,3 +66,11 @@ if not va or va != vb:
 print(f"park_resume: parked at iteration 140, restored in a fresh tree, resumed to 300: bit-identical "
       f"({len(a['theta'])} parameters, {len(va)} validation records)")
 PYEOF
+# archiving the finished run drops its park, stale from then on (a later session would restore it otherwise); a
+# scratch tree's run is not archived (only the repository's runs/ are), but its park goes all the same
+[ -d "$work/session2/docs/results/parked/g/a" ] || { echo "FAIL: the park is gone before the run was archived"; exit 1; }
+touch "$run2/done"  # as lane.sh's train_lane marks a run that ended by its own rule
+# archive() itself, as every table script calls it (runs.py's archive verb is a wrapper of it)
+$PY -c 'import sys; sys.path.insert(0, sys.argv[1]); from runs import archive; archive(sys.argv[2], "g")' \
+  "$(dirname "$RUNS_PY")" "$run2"
+[ ! -e "$work/session2/docs/results/parked/g/a" ] || { echo "FAIL: archiving the finished run left its park"; exit 1; }
