@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Table 7.3 of scripts/experiments/table73.sh (after EVAL=1) beside the thesis (seed 000 §7.4): per problem, method
-and clipping, the scored runs, the mean test error (the thesis's figure: the average over its 10 seeds), how many
-runs are below 0.01 (the task's success threshold) and below 0.05, and every run's test error with its 95% interval.
+and clipping, each seed's test error ("unfinished", "not scored", or "-" when not run), their mean (the thesis's figure: the
+average over its 10 seeds), how many runs are below 0.01 (the task's success threshold) and below 0.05, and every
+run's test error with its 95% interval.
 Usage: /usr/bin/python3 scripts/experiments/table73_table.py [ROOT]   (ROOT default runs/table73)"""
 import os
 import re
@@ -27,22 +28,24 @@ for name in sorted(names):
         continue
     it, cpu = progress(out)
     err = interval(out, "error_rate") if state(out) is None else None
-    cells.setdefault(m.groups()[:3], []).append((int(m.group(4)), err, it, cpu))
+    cells.setdefault(m.groups()[:3], []).append((int(m.group(4)), err or state(out), it, cpu))
 
-print("| problem | method | clipping | scored runs | mean test error | below 0.01 | below 0.05 | thesis (mean of 10 seeds, no clipping) |")
+seeds = sorted({r[0] for rs in cells.values() for r in rs})
+print("| problem | method | clipping | test error, seed " + ", ".join(map(str, seeds)) +
+      " | mean | below 0.01 | below 0.05 | thesis (mean of 10 seeds, no clipping) |")
 print("|---|---|---|---|---|---|---|---|")
 for p in PROBLEMS:
     for meth in METHODS:
         for clip in CLIPS:
             rs = cells.get((p, meth, clip), [])
-            scored = [r[1][0] for r in rs if r[1]]
+            scored = [r[1][0] for r in rs if isinstance(r[1], tuple)]
             mean = f"{sum(scored) / len(scored):.4f}" if scored else "-"
-            unfinished = len(rs) - len(scored)
-            extra = f" (+{unfinished} unfinished)" if unfinished else ""
-            print(f"| {PROBLEMS[p]} | {METHODS[meth]} | {CLIPS[clip]} | {len(scored)}{extra} | {mean} | "
+            by_seed = {seed: (f"{err[0]:.4f}" if isinstance(err, tuple) else err) for seed, err, _, _ in rs}
+            errors = ", ".join(by_seed.get(seed, "-") for seed in seeds)  # "-": not run
+            print(f"| {PROBLEMS[p]} | {METHODS[meth]} | {CLIPS[clip]} | {errors} | {mean} | "
                   f"{sum(e < 0.01 for e in scored)} | {sum(e < 0.05 for e in scored)} | {THESIS[(p, meth)]:g} |")
 print("\n| run | test error [95%] (10,000 fresh sequences, seed 2026) | iterations | CPU s |\n|---|---|---|---|")
 for key in sorted(cells):
     for seed, err, it, cpu in sorted(cells[key]):
-        shown = f"{err[0]:.4f} [{err[1]:.4f}, {err[2]:.4f}]" if err else "not scored yet"
+        shown = f"{err[0]:.4f} [{err[1]:.4f}, {err[2]:.4f}]" if isinstance(err, tuple) else err
         print(f"| {'_'.join(key)}_s{seed} | {shown} | {it} | {cpu:.0f} |")
