@@ -28,9 +28,10 @@ for name in sorted(names):
         continue
     it, cpu = progress(out)
     err = interval(out, "error_rate") if state(out) is None else None
-    cells.setdefault(m.groups()[:3], []).append((int(m.group(4)), err or state(out), it, cpu))
+    label = state(out) or "no error_rate in eval.txt"  # what a run without a test error shows
+    cells.setdefault(m.groups()[:3], []).append((int(m.group(4)), err, label, it, cpu))
 
-seeds = sorted({r[0] for rs in cells.values() for r in rs})
+seeds = sorted({seed for rs in cells.values() for seed, *_ in rs})
 print("| problem | method | clipping | test error, seed " + ", ".join(map(str, seeds)) +
       " | mean | below 0.01 | below 0.05 | thesis (mean of 10 seeds, no clipping) |")
 print("|---|---|---|---|---|---|---|---|")
@@ -38,14 +39,14 @@ for p in PROBLEMS:
     for meth in METHODS:
         for clip in CLIPS:
             rs = cells.get((p, meth, clip), [])
-            scored = [r[1][0] for r in rs if isinstance(r[1], tuple)]
+            scored = [err[0] for _, err, _, _, _ in rs if err]
             mean = f"{sum(scored) / len(scored):.4f}" if scored else "-"
-            by_seed = {seed: (f"{err[0]:.4f}" if isinstance(err, tuple) else err) for seed, err, _, _ in rs}
+            by_seed = {seed: f"{err[0]:.4f}" if err else label for seed, err, label, _, _ in rs}
             errors = ", ".join(by_seed.get(seed, "-") for seed in seeds)  # "-": not run
             print(f"| {PROBLEMS[p]} | {METHODS[meth]} | {CLIPS[clip]} | {errors} | {mean} | "
                   f"{sum(e < 0.01 for e in scored)} | {sum(e < 0.05 for e in scored)} | {THESIS[(p, meth)]:g} |")
 print("\n| run | test error [95%] (10,000 fresh sequences, seed 2026) | iterations | CPU s |\n|---|---|---|---|")
 for key in sorted(cells):
-    for seed, err, it, cpu in sorted(cells[key]):
-        shown = f"{err[0]:.4f} [{err[1]:.4f}, {err[2]:.4f}]" if isinstance(err, tuple) else err
+    for seed, err, label, it, cpu in sorted(cells[key]):
+        shown = f"{err[0]:.4f} [{err[1]:.4f}, {err[2]:.4f}]" if err else label
         print(f"| {'_'.join(key)}_s{seed} | {shown} | {it} | {cpu:.0f} |")
