@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/experiments/lane.sh  # train_lane; archived, archive_of: runs finished in an earlier session
-source scripts/experiments/hf_grid_tasks.sh  # grid_task
+source scripts/experiments/hf_grid_tasks.sh  # grid_task, grid_hf_args
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
 SEEDS=${SEEDS:-3}
@@ -44,10 +44,8 @@ for T in $TS; do
                 --set optimizer_options.clip_norm=1.0 --set eval_every=250 --set eval_batch=2000 --set checkpoint_every=250
                 --set stop_on_success=true --set "task_options=$task_options")
         else
-          args=(--model rnn --task "$task" --optimizer hf --seed "$seed" --steps 2000 --cpu-budget "$BUDGET" --quiet
-                --set model_options.hidden=100 --set batch=1000 --set curvature_batch=200
-                --set optimizer_options.max_cg=100 --set eval_every=5 --set eval_batch=2000 --set checkpoint_every=5
-                --set stop_on_success=true --set "task_options=$task_options")
+          grid_hf_args "$task" "$task_options" "$seed" "$BUDGET"
+          args=("${hf_args[@]}")
         fi
         # Tikhonov only: no structural term, and the larger starting lambda of docs/results/hf_pathological.md
         [ "$damping" = tikhonov ] && args+=(--set objective_options.structural=none --set optimizer_options.lambda=0.3)

@@ -12,21 +12,22 @@ cd "$(dirname "$0")/../.."
 TG=${TG:-./build/tools/tapegrad}
 export OPENBLAS_NUM_THREADS=1
 source scripts/experiments/lane.sh
-source scripts/experiments/hf_grid_tasks.sh  # grid_task: the grid's cells
+source scripts/experiments/hf_grid_tasks.sh  # grid_task, grid_hf_args: the grid's cells and HF runs
 ROOT=${ROOT:-runs/hf_grid_probe}
 SEEDS=${SEEDS:-1}
 for name in VARIANT CELLS BUDGET; do
   [ -n "${!name:-}" ] || { echo "hf_grid_probe.sh: set $name (see the header)" >&2; exit 2; }
 done
+batches=()  # the grid's
+changed=()
 case $VARIANT in
   sparse|sparse_restart)  # the thesis's variances: √(1/15) = 0.2582 for W_hh, W_ho and the hidden biases, 1 for W_hv
     changed=(--set model_options.init=sparse --set model_options.init_scale=0.2582 --set model_options.input_scale=3.873
-             --set model_options.bias_scale=0.2582 --set batch=1000 --set curvature_batch=200) ;;
-  batch10k) changed=(--set batch=10000 --set curvature_batch=1000) ;;
+             --set model_options.bias_scale=0.2582) ;;
+  batch10k) batches=(10000 1000) ;;
   *) echo "hf_grid_probe.sh: unknown VARIANT '$VARIANT' (sparse, sparse_restart, batch10k)" >&2; exit 2 ;;
 esac
-last=()
-[ "$VARIANT" = sparse_restart ] && last=(--set optimizer_options.cg_restart_if_stuck=true)
+[ "$VARIANT" = sparse_restart ] && changed+=(--set optimizer_options.cg_restart_if_stuck=true)
 [ "${PRINT:-0}" = 1 ] || mkdir -p "$ROOT"
 for cell in $CELLS; do
   problem=${cell%%:*}
@@ -34,10 +35,8 @@ for cell in $CELLS; do
   for seed in $SEEDS; do
     out=$ROOT/${problem}_T${T}_${VARIANT}_s$seed
     read -r task task_options <<< "$(grid_task "$problem" "$T")"
-    args=(--model rnn --task "$task" --optimizer hf --seed "$seed" --steps 2000 --cpu-budget "$BUDGET" --quiet
-          --set model_options.hidden=100 "${changed[@]}"
-          --set optimizer_options.max_cg=100 --set eval_every=5 --set eval_batch=2000 --set checkpoint_every=5
-          --set stop_on_success=true --set "task_options=$task_options" "${last[@]}")
+    grid_hf_args "$task" "$task_options" "$seed" "$BUDGET" "${batches[@]}"
+    args=("${hf_args[@]}" "${changed[@]}")
     if [ "${PRINT:-0}" = 1 ]; then
       echo "tapegrad train ${args[*]} --out $out"
       continue
